@@ -1,0 +1,1 @@
+"""memfold: long-term memory for LLM agents that consolidates itself safely."""

@@ -1,0 +1,223 @@
+"""Every threshold and default, in one settings object.
+
+Sources, highest first: arguments to ``Settings(...)``, environment variables
+(``MEMFOLD_`` prefix, ``__`` between nested names, e.g.
+``MEMFOLD_CONSOLIDATION__DESTRUCTIVE_THRESHOLD=0.92``), the TOML config file
+(``MEMFOLD_CONFIG`` or ``<user config dir>/memfold/config.toml``), defaults.
+The numbers come from the seed documents (see DESIGN.md, "Defaults").
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, Field, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+APP_NAME = "memfold"
+
+
+class StoreSettings(BaseModel):
+    path: Path | None = None
+    max_text_chars: int = Field(32_000, ge=1)
+    max_sources: int = Field(1_000, ge=1)
+    busy_timeout_ms: int = Field(30_000, ge=0)
+    default_user_id: str = "default"
+
+
+class EmbedSettings(BaseModel):
+    provider: Literal["local", "openai"] = "local"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    batch_size: int = Field(64, ge=1)
+    threads: int = Field(2, ge=1)
+    max_tokens: int = Field(256, ge=8)
+    timeout_s: float = Field(30.0, gt=0)
+
+
+class SearchSettings(BaseModel):
+    default_k: int = Field(10, ge=1)
+    rrf_k: int = Field(60, ge=1)
+    # How many hits each list (vector, keyword) contributes before fusion.
+    fusion_depth: int = Field(50, ge=1)
+    # Similarity below which a vector hit is not counted in hybrid fusion.
+    min_vector_score: float = Field(0.0, ge=-1.0, le=1.0)
+
+
+class ConsolidationSettings(BaseModel):
+    mode: Literal["background", "sync", "off"] = "background"
+    discovery_threshold: float = Field(0.70, ge=0.0, le=1.0)
+    destructive_threshold: float = Field(0.90, ge=0.0, le=1.0)
+    delete_threshold: float = Field(0.80, ge=0.0, le=1.0)
+    delete_min_confidence: float = Field(0.80, ge=0.0, le=1.0)
+    candidates_fetched: int = Field(10, ge=1)
+    candidates_judged: int = Field(5, ge=1)
+    timeout_s: float = Field(60.0, gt=0)
+    batch_size: int = Field(8, ge=1)
+    max_attempts: int = Field(5, ge=1)
+    # Information-loss guard: share of a source's content words a result must keep.
+    min_content_word_recall: float = Field(0.8, ge=0.0, le=1.0)
+    worker_poll_s: float = Field(0.5, gt=0)
+
+
+class ReviewSettings(BaseModel):
+    scan_threshold: float = Field(0.82, ge=0.0, le=1.0)
+    scan_block_rows: int = Field(2048, ge=1)
+    min_pair_age_s: float = Field(600.0, ge=0)
+    gate_min_pairs: int = Field(10, ge=1)
+    gate_floor: float = Field(0.85, ge=0.0, le=1.0)
+    gate_high: float = Field(0.90, ge=0.0, le=1.0)
+    merges_conservative: int = Field(5, ge=0)
+    merges_high: int = Field(10, ge=0)
+    diagnostic_pairs: int = Field(10, ge=1)
+    daily_merge_cap: int = Field(50, ge=0)
+    max_daily_queue_share: float = Field(0.20, ge=0.0, le=1.0)
+    kill_switch: bool = False
+    breaker_length_drop: float = Field(0.40, ge=0.0, le=1.0)
+    breaker_drift: float = Field(0.15, ge=0.0, le=2.0)
+    breaker_max_anomalies: int = Field(3, ge=0)
+    classify_batch: int = Field(8, ge=1)
+    feedback_cold_start: int = Field(50, ge=0)
+    feedback_min_count: int = Field(3, ge=1)
+    feedback_importance_step: float = Field(0.05, ge=0.0, le=1.0)
+    feedback_importance_cap: float = Field(1.0, ge=0.0, le=1.0)
+    feedback_importance_floor: float = Field(0.1, ge=0.0, le=1.0)
+    feedback_contradicted_review: int = Field(2, ge=1)
+
+
+class LifecycleSettings(BaseModel):
+    tick_every_adds: int = Field(5, ge=0)
+    fading_retention: float = Field(0.20, ge=0.0, le=1.0)
+    cluster_similarity: float = Field(0.70, ge=0.0, le=1.0)
+    cluster_size: int = Field(5, ge=2)
+    summary_link_weight: float = Field(0.8, ge=0.0, le=1.0)
+    stability_base: float = 0.1
+    stability_per_importance: float = 0.3
+    beta_episodic_days: float = 45.0
+    beta_semantic_days: float = 120.0
+    floor_core: float = 0.60
+    floor_other: float = 0.02
+
+
+class ConversationSettings(BaseModel):
+    threshold_messages: int = Field(100, ge=1)
+    keep_recent: int = Field(20, ge=0)
+
+
+class RoleSettings(BaseModel):
+    """One LLM role: its endpoint, model and limits."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    timeout_s: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+    requests_per_minute: float | None = Field(None, gt=0)
+    tokens_per_minute: float | None = Field(None, gt=0)
+    daily_token_budget: int | None = Field(None, ge=0)
+    max_completion_tokens: int = Field(1024, ge=1)
+    json_schema: bool = True
+
+
+class LLMSettings(BaseModel):
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None
+    utility: RoleSettings = Field(default_factory=RoleSettings)
+    main: RoleSettings = Field(default_factory=RoleSettings)
+    # task -> role. Cheap mechanical tasks stay on "utility" unless configured.
+    task_roles: dict[str, Literal["utility", "main"]] = Field(
+        default_factory=lambda: {
+            "consolidation": "utility",
+            "classification": "utility",
+            "compression": "utility",
+            "summary": "utility",
+            "extraction": "utility",
+        }
+    )
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url or self.utility.base_url)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MEMFOLD_",
+        env_nested_delimiter="__",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    embed: EmbedSettings = Field(default_factory=EmbedSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
+    review: ReviewSettings = Field(default_factory=ReviewSettings)
+    lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
+    conversation: ConversationSettings = Field(default_factory=ConversationSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_env_aliases(cls, data: Any) -> Any:
+        """Short env names the README documents (MEMFOLD_PATH, MEMFOLD_LLM_MODEL...)."""
+        if not isinstance(data, dict):
+            return data
+        aliases = {
+            ("store", "path"): os.environ.get("MEMFOLD_PATH"),
+            ("llm", "base_url"): os.environ.get("MEMFOLD_LLM_BASE_URL"),
+            ("llm", "model"): os.environ.get("MEMFOLD_LLM_MODEL"),
+            ("llm", "api_key"): os.environ.get("MEMFOLD_LLM_API_KEY")
+            or os.environ.get("OPENAI_API_KEY"),
+        }
+        for (section, key), value in aliases.items():
+            if value is None:
+                continue
+            block = data.get(section)
+            if isinstance(block, BaseModel):
+                block = block.model_dump()
+            block = dict(block or {})
+            block.setdefault(key, value)
+            data[section] = block
+        return data
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=config_file_path()),
+        )
+
+
+def config_file_path() -> Path:
+    explicit = os.environ.get("MEMFOLD_CONFIG")
+    if explicit:
+        return Path(explicit)
+    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+
+
+def default_store_path() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME)) / "memfold.db"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    return Settings(**overrides)

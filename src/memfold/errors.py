@@ -1,0 +1,82 @@
+"""The exceptions memfold raises. Every one is a ``MemfoldError``.
+
+Bad input raises before anything is written, so a failed call changes nothing.
+"""
+
+from __future__ import annotations
+
+
+class MemfoldError(Exception):
+    """Base class of every memfold error."""
+
+
+class InvalidInput(MemfoldError, ValueError):
+    """Text, scope, vector or option that memfold refuses (empty, too long, NUL, NaN...)."""
+
+
+class NotFound(MemfoldError, KeyError):
+    """An id that names no memory, log row or job."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "not found"
+
+
+class EmbeddingMismatch(MemfoldError):
+    """Stored vectors come from another model or dimension; run ``memfold reembed``."""
+
+
+class ImportFormatError(InvalidInput):
+    """A malformed line in an imported JSONL file."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+class ModelIntegrityError(MemfoldError):
+    """The local embedding model file does not match its pinned sha256."""
+
+
+class ConfigError(MemfoldError):
+    """A setting is missing or contradicts another (raised at configuration time)."""
+
+
+class ConflictError(MemfoldError):
+    """A memory changed since a decision was made (optimistic version check)."""
+
+
+class UndoRefused(MemfoldError):
+    """An undo that would break later changes built on its result."""
+
+    def __init__(self, message: str, blocking_log_ids: list[int]) -> None:
+        super().__init__(message)
+        self.blocking_log_ids = blocking_log_ids
+
+
+class LLMError(MemfoldError):
+    """Any failure of an LLM call. Callers turn it into SKIP."""
+
+    transient: bool = True
+
+
+class LLMUnavailable(LLMError):
+    """Endpoint unreachable or not configured."""
+
+
+class LLMTimeout(LLMError):
+    """The call did not finish within its timeout, retries included."""
+
+
+class BudgetExhausted(LLMError):
+    """The daily token budget or a rate window is used up; fails at once."""
+
+
+class LLMReplyInvalid(LLMError):
+    """The reply was not JSON or did not validate against the task's schema."""
+
+    transient = False
+
+
+class SecretLeak(LLMReplyInvalid):
+    """The reply carried a secret placeholder that was never sent."""

@@ -1,0 +1,140 @@
+"""The Store protocol: what the engine needs from a database.
+
+Backends (SQLite now, PostgreSQL + pgvector later) implement it; no SQL or
+driver types cross this boundary. Every write method is atomic on its own and
+joins the caller's ``transaction()`` when one is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from memfold.model import (
+    Area,
+    Job,
+    JSONDict,
+    Link,
+    LinkKind,
+    LogEntry,
+    MemoryRecord,
+    Scope,
+    Status,
+    Vector,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRow:
+    """What the vector index needs to know about one memory."""
+
+    seq: int
+    id: str
+    scope_key: str
+    status: Status
+    area: Area
+    embedding: Vector | None
+    embedding_model: str | None
+    deleted: bool = False
+
+
+@dataclass(slots=True)
+class NewLogEntry:
+    path: str
+    action: str
+    input_ids: list[str]
+    output_ids: list[str]
+    similarity: float | None = None
+    confidence: float | None = None
+    reasoning: str = ""
+    judge: str = ""
+    model: str | None = None
+    prompt_version: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    before: JSONDict | None = None
+    after: JSONDict | None = None
+    undoes: int | None = None
+
+
+class Store(Protocol):
+    location: str
+
+    def close(self) -> None: ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """One atomic unit; nested calls join the outer transaction."""
+        ...
+
+    # memories
+    def insert_memories(self, records: Sequence[MemoryRecord]) -> None: ...
+    def get_memory(self, memory_id: str) -> MemoryRecord | None: ...
+    def get_memories(self, ids: Iterable[str]) -> dict[str, MemoryRecord]: ...
+    def put_memory(self, record: MemoryRecord, *, expected_version: int | None = None) -> None:
+        """Write every field of an existing memory. Raises ConflictError on a version mismatch."""
+        ...
+
+    def delete_memory_row(self, memory_id: str) -> None:
+        """Hard delete; only undo uses it, for a memory an undone action created."""
+        ...
+
+    def list_memories(
+        self,
+        scope: Scope | None = None,
+        *,
+        statuses: Sequence[Status] | None = None,
+        areas: Sequence[Area] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        with_embeddings: bool = False,
+    ) -> list[MemoryRecord]: ...
+
+    def iter_memories(self, *, batch: int = 1000) -> Iterator[MemoryRecord]: ...
+    def count_memories(self, scope: Scope | None = None, status: Status | None = None) -> int: ...
+    def find_by_hash(self, scope: Scope, content_hash: str) -> list[MemoryRecord]: ...
+    def record_access(self, ids: Sequence[str], when: datetime) -> None: ...
+    def stats(self) -> JSONDict: ...
+
+    # change feed for in-process indexes
+    def max_seq(self) -> int: ...
+    def changes_since(self, seq: int) -> Iterator[IndexRow]: ...
+    def embedding_models(self) -> dict[str, int]: ...
+
+    # keyword search: (id, bm25 rank score; lower is better)
+    def keyword_search(
+        self,
+        scope: Scope,
+        query: str,
+        k: int,
+        *,
+        statuses: Sequence[Status],
+        areas: Sequence[Area] | None = None,
+    ) -> list[tuple[str, float]]: ...
+
+    # links
+    def add_links(self, links: Sequence[Link]) -> None: ...
+    def remove_links(self, links: Sequence[tuple[str, str, LinkKind]]) -> None: ...
+    def links_for(self, ids: Iterable[str]) -> list[Link]: ...
+
+    # audit log
+    def append_log(self, entry: NewLogEntry) -> int: ...
+    def get_log(self, log_id: int) -> LogEntry | None: ...
+    def list_log(
+        self, *, limit: int = 50, memory_id: str | None = None, since: datetime | None = None
+    ) -> list[LogEntry]: ...
+    def logs_after_touching(self, log_id: int, memory_ids: Iterable[str]) -> list[LogEntry]: ...
+    def mark_log_undone(self, log_id: int, undone_by: int) -> None: ...
+
+    # durable jobs (outbox)
+    def enqueue_job(self, memory_id: str, kind: str = "consolidate") -> int: ...
+    def claim_jobs(self, limit: int, worker: str, *, stale_after_s: float = 300.0) -> list[Job]: ...
+    def finish_job(self, job_id: int) -> None: ...
+    def release_job(self, job_id: int, error: str | None) -> None: ...
+    def count_jobs(self, status: str = "pending") -> int: ...
+
+    # key/value
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, key: str, value: str) -> None: ...

@@ -1,0 +1,146 @@
+"""Row <-> record conversion for SQL backends."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from memfold.model import (
+    Area,
+    Category,
+    Job,
+    JobStatus,
+    LogEntry,
+    MemoryRecord,
+    Scope,
+    Status,
+    Tier,
+    Vector,
+    parse_time,
+)
+
+MEMORY_COLUMNS = (
+    "id, user_id, agent_id, session_id, scope_key, text, area, category, importance, "
+    "stability, access_count, last_access_at, created_at, updated_at, valid_from, valid_to, "
+    "status, tier, superseded_by, consolidated_from, sources, metadata, content_hash, "
+    "embedding, embedding_model, embedding_dim, version"
+)
+MEMORY_COLUMNS_NO_VEC = MEMORY_COLUMNS.replace("embedding, ", "NULL, ", 1)
+
+
+def vec_to_blob(vec: Vector | None) -> bytes | None:
+    return None if vec is None else np.ascontiguousarray(vec, dtype=np.float32).tobytes()
+
+
+def blob_to_vec(blob: bytes | None) -> Vector | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32).copy()
+
+
+def _t(value: Any) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
+    return (
+        r.id,
+        r.scope.user_id,
+        r.scope.agent_id,
+        r.scope.session_id,
+        r.scope.key(),
+        r.text,
+        r.area.value,
+        r.category.value,
+        r.importance,
+        r.stability,
+        r.access_count,
+        _t(r.last_access_at),
+        _t(r.created_at),
+        _t(r.updated_at),
+        _t(r.valid_from),
+        _t(r.valid_to),
+        r.status.value,
+        r.tier.value,
+        r.superseded_by,
+        json.dumps(r.consolidated_from),
+        json.dumps(r.sources),
+        json.dumps(r.metadata, ensure_ascii=False),
+        r.content_hash,
+        vec_to_blob(r.embedding),
+        r.embedding_model,
+        None if r.embedding is None else int(r.embedding.shape[0]),
+        r.version,
+    )
+
+
+def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
+    return MemoryRecord(
+        id=row[0],
+        scope=Scope(row[1], row[2], row[3]),
+        text=row[5],
+        area=Area(row[6]),
+        category=Category(row[7]),
+        importance=row[8],
+        stability=row[9],
+        access_count=row[10],
+        last_access_at=parse_time(row[11]),
+        created_at=parse_time(row[12]) or parse_time("1970-01-01T00:00:00+00:00"),  # type: ignore[arg-type]
+        updated_at=parse_time(row[13]) or parse_time("1970-01-01T00:00:00+00:00"),  # type: ignore[arg-type]
+        valid_from=parse_time(row[14]),
+        valid_to=parse_time(row[15]),
+        status=Status(row[16]),
+        tier=Tier(row[17]),
+        superseded_by=row[18],
+        consolidated_from=json.loads(row[19]),
+        sources=json.loads(row[20]),
+        metadata=json.loads(row[21]),
+        content_hash=row[22],
+        embedding=blob_to_vec(row[23]),
+        embedding_model=row[24],
+        version=row[26],
+    )
+
+
+LOG_COLUMNS = (
+    "id, time, path, action, input_ids, output_ids, similarity, confidence, reasoning, judge, "
+    "model, prompt_version, prompt_tokens, completion_tokens, before, after, undone_by, undoes"
+)
+
+
+def row_to_log(row: tuple[Any, ...]) -> LogEntry:
+    return LogEntry(
+        id=row[0],
+        time=parse_time(row[1]),  # type: ignore[arg-type]
+        path=row[2],
+        action=row[3],
+        input_ids=json.loads(row[4]),
+        output_ids=json.loads(row[5]),
+        similarity=row[6],
+        confidence=row[7],
+        reasoning=row[8],
+        judge=row[9],
+        model=row[10],
+        prompt_version=row[11],
+        prompt_tokens=row[12],
+        completion_tokens=row[13],
+        before=json.loads(row[14]),
+        after=json.loads(row[15]),
+        undone_by=row[16],
+        undoes=row[17],
+    )
+
+
+JOB_COLUMNS = "id, memory_id, kind, status, attempts, last_error, created_at"
+
+
+def row_to_job(row: tuple[Any, ...]) -> Job:
+    return Job(
+        id=row[0],
+        memory_id=row[1],
+        kind=row[2],
+        status=JobStatus(row[3]),
+        attempts=row[4],
+        last_error=row[5],
+        created_at=parse_time(row[6]),  # type: ignore[arg-type]
+    )

@@ -1,0 +1,155 @@
+"""SQLite schema as an ordered list of migrations (PRAGMA user_version)."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        """
+        CREATE TABLE memories (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT, agent_id TEXT, session_id TEXT,
+            scope_key TEXT NOT NULL,
+            text TEXT NOT NULL,
+            area TEXT NOT NULL DEFAULT 'main',
+            category TEXT NOT NULL DEFAULT 'semantic',
+            importance REAL NOT NULL DEFAULT 0.5,
+            stability REAL NOT NULL DEFAULT 0.25,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_access_at TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            valid_from TEXT, valid_to TEXT,
+            status TEXT NOT NULL DEFAULT 'active',
+            tier TEXT NOT NULL DEFAULT 'hot',
+            superseded_by TEXT,
+            consolidated_from TEXT NOT NULL DEFAULT '[]',
+            sources TEXT NOT NULL DEFAULT '[]',
+            metadata TEXT NOT NULL DEFAULT '{}',
+            content_hash TEXT NOT NULL,
+            embedding BLOB,
+            embedding_model TEXT,
+            embedding_dim INTEGER,
+            version INTEGER NOT NULL DEFAULT 1,
+            seq INTEGER NOT NULL
+        );
+        CREATE INDEX memories_scope_status ON memories(scope_key, status);
+        CREATE INDEX memories_seq ON memories(seq);
+        CREATE INDEX memories_hash ON memories(scope_key, content_hash);
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            text, content='memories', content_rowid='rowid', tokenize='porter unicode61'
+        );
+        CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, text) VALUES (new.rowid, new.text);
+        END;
+        CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+        END;
+        CREATE TRIGGER memories_au AFTER UPDATE OF text ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+            INSERT INTO memories_fts(rowid, text) VALUES (new.rowid, new.text);
+        END;
+        CREATE TABLE tombstones (id TEXT NOT NULL, seq INTEGER NOT NULL);
+        CREATE INDEX tombstones_seq ON tombstones(seq);
+        CREATE TABLE links (
+            src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL,
+            weight REAL NOT NULL DEFAULT 1.0, created_at TEXT NOT NULL,
+            PRIMARY KEY (src, dst, kind)
+        );
+        CREATE INDEX links_dst ON links(dst);
+        CREATE TABLE consolidation_log (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            time TEXT NOT NULL,
+            path TEXT NOT NULL,
+            action TEXT NOT NULL,
+            input_ids TEXT NOT NULL DEFAULT '[]',
+            output_ids TEXT NOT NULL DEFAULT '[]',
+            similarity REAL, confidence REAL,
+            reasoning TEXT NOT NULL DEFAULT '',
+            judge TEXT NOT NULL DEFAULT '',
+            model TEXT, prompt_version TEXT,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            before TEXT NOT NULL DEFAULT '{}',
+            after TEXT NOT NULL DEFAULT '{}',
+            undone_by INTEGER, undoes INTEGER
+        );
+        CREATE TABLE log_memories (
+            log_id INTEGER NOT NULL, memory_id TEXT NOT NULL,
+            PRIMARY KEY (memory_id, log_id)
+        );
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'consolidate',
+            status TEXT NOT NULL DEFAULT 'pending',
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            claimed_by TEXT,
+            claimed_at TEXT
+        );
+        CREATE INDEX jobs_status ON jobs(status, id);
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    ),
+    (
+        2,
+        """
+        CREATE TABLE consolidation_queue (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            scope_key TEXT NOT NULL,
+            memory_a TEXT NOT NULL,
+            memory_b TEXT NOT NULL,
+            similarity REAL NOT NULL,
+            version_a INTEGER NOT NULL DEFAULT 1,
+            version_b INTEGER NOT NULL DEFAULT 1,
+            label TEXT, confidence REAL, reasoning TEXT,
+            status TEXT NOT NULL DEFAULT 'pending',
+            created_at TEXT NOT NULL,
+            classified_at TEXT, processed_at TEXT,
+            run_id INTEGER,
+            UNIQUE (memory_a, memory_b)
+        );
+        CREATE INDEX queue_status ON consolidation_queue(status, scope_key);
+        CREATE TABLE feedback (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            context TEXT,
+            time TEXT NOT NULL
+        );
+        CREATE INDEX feedback_memory ON feedback(memory_id);
+        CREATE TABLE review_runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            scope_key TEXT,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            status TEXT NOT NULL DEFAULT 'running',
+            p90 REAL,
+            counts TEXT NOT NULL DEFAULT '{}',
+            breaker TEXT NOT NULL DEFAULT '{}',
+            llm_calls INTEGER NOT NULL DEFAULT 0,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE llm_calls (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            time TEXT NOT NULL,
+            task TEXT NOT NULL,
+            role TEXT NOT NULL,
+            model TEXT,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            latency_ms REAL NOT NULL DEFAULT 0,
+            outcome TEXT NOT NULL,
+            error TEXT
+        );
+        CREATE INDEX llm_calls_time ON llm_calls(time);
+        """,
+    ),
+]
+
+LATEST_VERSION = MIGRATIONS[-1][0]

@@ -1,0 +1,441 @@
+"""The SQLite backend of the Store protocol (the embedded default)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memfold.errors import ConflictError, NotFound
+from memfold.model import (
+    Area,
+    Job,
+    JSONDict,
+    Link,
+    LinkKind,
+    LogEntry,
+    MemoryRecord,
+    Scope,
+    Status,
+    parse_time,
+    utcnow,
+)
+from memfold.store.base import IndexRow, NewLogEntry
+from memfold.store.codec import (
+    JOB_COLUMNS,
+    LOG_COLUMNS,
+    MEMORY_COLUMNS,
+    MEMORY_COLUMNS_NO_VEC,
+    blob_to_vec,
+    memory_params,
+    row_to_job,
+    row_to_log,
+    row_to_memory,
+)
+from memfold.store.connection import Connections
+from memfold.store.sqlite_review import ReviewTablesMixin
+from memfold.store.sqlite_usage import UsageTableMixin
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_FTS_STOPWORDS = frozenset(
+    "a an and are as at be by do does did for from has have how i in is it of on or the to "
+    "was what when where which who whom why will with you your my me".split()
+)
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 OR-query of the distinct content words of ``text`` (quoted: no syntax leaks)."""
+    words = []
+    seen: set[str] = set()
+    for w in _WORD.findall(text.lower()):
+        if w in _FTS_STOPWORDS or w in seen:
+            continue
+        seen.add(w)
+        words.append('"' + w.replace('"', '""') + '"')
+    return " OR ".join(words)
+
+
+def _placeholders(n: int) -> str:
+    return ",".join("?" * n)
+
+
+class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000) -> None:
+        self.path = Path(path).expanduser()
+        self.location = str(self.path)
+        self._db = Connections(self.path, busy_timeout_ms=busy_timeout_ms)
+
+    # plumbing ---------------------------------------------------------------
+    def close(self) -> None:
+        self._db.close()
+
+    def transaction(self) -> AbstractContextManager[None]:
+        return self._tx()
+
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        with self._db.transaction():
+            yield
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._db.get().execute(sql, params).fetchall()
+
+    def _w(self, sql: str, params: Sequence[Any] = ()) -> int:
+        with self._db.transaction() as conn:
+            cur = conn.execute(sql, params)
+            return int(cur.lastrowid or 0) if sql.lstrip().upper().startswith("INSERT") else cur.rowcount
+
+    def schema_version(self) -> int:
+        return self._db.schema_version()
+
+    def _next_seq(self, n: int = 1) -> int:
+        """First of ``n`` fresh change numbers (call inside a write transaction)."""
+        row = self._q(
+            "SELECT max(coalesce((SELECT max(seq) FROM memories), 0), "
+            "coalesce((SELECT max(seq) FROM tombstones), 0))"
+        )
+        return int(row[0][0]) + 1
+
+    # memories ---------------------------------------------------------------
+    def insert_memories(self, records: Sequence[MemoryRecord]) -> None:
+        if not records:
+            return
+        with self._db.transaction() as conn:
+            base = self._next_seq(len(records))
+            conn.executemany(
+                f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) VALUES ({_placeholders(28)})",
+                [(*memory_params(r), base + i) for i, r in enumerate(records)],
+            )
+
+    def get_memory(self, memory_id: str) -> MemoryRecord | None:
+        rows = self._q(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?", (memory_id,))
+        return row_to_memory(rows[0]) if rows else None
+
+    def get_memories(self, ids: Iterable[str]) -> dict[str, MemoryRecord]:
+        wanted = list(dict.fromkeys(ids))
+        out: dict[str, MemoryRecord] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            for row in self._q(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({_placeholders(len(chunk))})",
+                chunk,
+            ):
+                out[row[0]] = row_to_memory(row)
+        return out
+
+    def put_memory(self, record: MemoryRecord, *, expected_version: int | None = None) -> None:
+        with self._db.transaction() as conn:
+            row = conn.execute("SELECT version FROM memories WHERE id = ?", (record.id,)).fetchone()
+            if row is None:
+                raise NotFound(f"no memory with id {record.id!r}")
+            if expected_version is not None and row[0] != expected_version:
+                raise ConflictError(
+                    f"memory {record.id} is at version {row[0]}, expected {expected_version}"
+                )
+            params = memory_params(record)
+            cols = [c.strip() for c in MEMORY_COLUMNS.split(",")][1:]
+            assignments = ", ".join(f"{c} = ?" for c in cols)
+            conn.execute(
+                f"UPDATE memories SET {assignments}, seq = ? WHERE id = ?",
+                (*params[1:], self._next_seq(), record.id),
+            )
+
+    def delete_memory_row(self, memory_id: str) -> None:
+        with self._db.transaction() as conn:
+            seq = self._next_seq()
+            if conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount:
+                conn.execute("INSERT INTO tombstones (id, seq) VALUES (?, ?)", (memory_id, seq))
+
+    def _filters(
+        self,
+        scope: Scope | None,
+        statuses: Sequence[Status] | None,
+        areas: Sequence[Area] | None,
+    ) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if scope is not None:
+            clauses.append("scope_key = ?")
+            params.append(scope.key())
+        if statuses:
+            clauses.append(f"status IN ({_placeholders(len(statuses))})")
+            params.extend(s.value for s in statuses)
+        if areas:
+            clauses.append(f"area IN ({_placeholders(len(areas))})")
+            params.extend(a.value for a in areas)
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+    def list_memories(
+        self,
+        scope: Scope | None = None,
+        *,
+        statuses: Sequence[Status] | None = None,
+        areas: Sequence[Area] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        with_embeddings: bool = False,
+    ) -> list[MemoryRecord]:
+        where, params = self._filters(scope, statuses, areas)
+        cols = MEMORY_COLUMNS if with_embeddings else MEMORY_COLUMNS_NO_VEC
+        sql = f"SELECT {cols} FROM memories{where} ORDER BY rowid LIMIT ? OFFSET ?"
+        return [row_to_memory(r) for r in self._q(sql, [*params, limit or -1, offset])]
+
+    def iter_memories(self, *, batch: int = 1000) -> Iterator[MemoryRecord]:
+        last = 0
+        while True:
+            rows = self._q(
+                f"SELECT rowid, {MEMORY_COLUMNS} FROM memories WHERE rowid > ? "
+                "ORDER BY rowid LIMIT ?",
+                (last, batch),
+            )
+            if not rows:
+                return
+            for row in rows:
+                yield row_to_memory(row[1:])
+            last = rows[-1][0]
+
+    def count_memories(self, scope: Scope | None = None, status: Status | None = None) -> int:
+        where, params = self._filters(scope, [status] if status else None, None)
+        return int(self._q(f"SELECT count(*) FROM memories{where}", params)[0][0])
+
+    def find_by_hash(self, scope: Scope, content_hash: str) -> list[MemoryRecord]:
+        rows = self._q(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE scope_key = ? AND content_hash = ?",
+            (scope.key(), content_hash),
+        )
+        return [row_to_memory(r) for r in rows]
+
+    def record_access(self, ids: Sequence[str], when: datetime) -> None:
+        """Count a retrieval. Not a content change: version and seq stay."""
+        if not ids:
+            return
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "UPDATE memories SET access_count = access_count + 1, last_access_at = ? "
+                "WHERE id = ?",
+                [(when.isoformat(), i) for i in ids],
+            )
+
+    def stats(self) -> JSONDict:
+        by_status = dict(self._q("SELECT status, count(*) FROM memories GROUP BY status"))
+        by_area = dict(
+            self._q("SELECT area, count(*) FROM memories WHERE status='active' GROUP BY area")
+        )
+        scopes = self._q("SELECT count(DISTINCT scope_key) FROM memories")[0][0]
+        return {
+            "path": self.location,
+            "schema_version": self.schema_version(),
+            "memories": sum(by_status.values()),
+            "by_status": by_status,
+            "active_by_area": by_area,
+            "scopes": scopes,
+            "links": self._q("SELECT count(*) FROM links")[0][0],
+            "log_entries": self._q("SELECT count(*) FROM consolidation_log")[0][0],
+            "jobs_pending": self.count_jobs("pending"),
+            "embedding_models": self.embedding_models(),
+            "file_bytes": self.path.stat().st_size if self.path.exists() else 0,
+        }
+
+    # change feed -------------------------------------------------------------
+    def max_seq(self) -> int:
+        row = self._q(
+            "SELECT max(coalesce((SELECT max(seq) FROM memories), 0), "
+            "coalesce((SELECT max(seq) FROM tombstones), 0))"
+        )
+        return int(row[0][0])
+
+    def changes_since(self, seq: int) -> Iterator[IndexRow]:
+        rows = self._q(
+            "SELECT seq, id, scope_key, status, area, embedding, embedding_model "
+            "FROM memories WHERE seq > ? ORDER BY seq",
+            (seq,),
+        )
+        for r in rows:
+            yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), blob_to_vec(r[5]), r[6])
+        for seq_, id_ in self._q("SELECT seq, id FROM tombstones WHERE seq > ?", (seq,)):
+            yield IndexRow(seq_, id_, "", Status.ARCHIVED, Area.MAIN, None, None, deleted=True)
+
+    def embedding_models(self) -> dict[str, int]:
+        rows = self._q(
+            "SELECT coalesce(embedding_model, '') || ':' || coalesce(embedding_dim, 0), count(*) "
+            "FROM memories GROUP BY embedding_model, embedding_dim"
+        )
+        return {str(k): int(v) for k, v in rows}
+
+    # keyword search ------------------------------------------------------------
+    def keyword_search(
+        self,
+        scope: Scope,
+        query: str,
+        k: int,
+        *,
+        statuses: Sequence[Status],
+        areas: Sequence[Area] | None = None,
+    ) -> list[tuple[str, float]]:
+        match = fts_query(query)
+        if not match:
+            return []
+        where, params = self._filters(scope, statuses, areas)
+        sql = (
+            "SELECT m.id, f.rank FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
+            f"{where.replace(' WHERE ', ' WHERE f.memories_fts MATCH ? AND ', 1)} "
+            "ORDER BY f.rank LIMIT ?"
+        )
+        return [(r[0], float(r[1])) for r in self._q(sql, [match, *params, k])]
+
+    # links ------------------------------------------------------------------
+    def add_links(self, links: Sequence[Link]) -> None:
+        if not links:
+            return
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO links (src, dst, kind, weight, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(lk.src, lk.dst, lk.kind.value, lk.weight, lk.created_at.isoformat()) for lk in links],
+            )
+
+    def remove_links(self, links: Sequence[tuple[str, str, LinkKind]]) -> None:
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "DELETE FROM links WHERE src = ? AND dst = ? AND kind = ?",
+                [(s, d, k.value) for s, d, k in links],
+            )
+
+    def links_for(self, ids: Iterable[str]) -> list[Link]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        ph = _placeholders(len(wanted))
+        rows = self._q(
+            f"SELECT src, dst, kind, weight, created_at FROM links "
+            f"WHERE src IN ({ph}) OR dst IN ({ph})",
+            [*wanted, *wanted],
+        )
+        return [Link(r[0], r[1], LinkKind(r[2]), r[3], parse_time(r[4]) or utcnow()) for r in rows]
+
+    # audit log --------------------------------------------------------------
+    def append_log(self, entry: NewLogEntry) -> int:
+        with self._db.transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO consolidation_log (time, path, action, input_ids, output_ids, "
+                "similarity, confidence, reasoning, judge, model, prompt_version, prompt_tokens, "
+                "completion_tokens, before, after, undoes) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    utcnow().isoformat(),
+                    entry.path,
+                    entry.action,
+                    json.dumps(entry.input_ids),
+                    json.dumps(entry.output_ids),
+                    entry.similarity,
+                    entry.confidence,
+                    entry.reasoning,
+                    entry.judge,
+                    entry.model,
+                    entry.prompt_version,
+                    entry.prompt_tokens,
+                    entry.completion_tokens,
+                    json.dumps(entry.before or {}, ensure_ascii=False),
+                    json.dumps(entry.after or {}, ensure_ascii=False),
+                    entry.undoes,
+                ),
+            )
+            log_id = int(cur.lastrowid or 0)
+            touched = set(entry.input_ids) | set(entry.output_ids)
+            conn.executemany(
+                "INSERT OR IGNORE INTO log_memories (log_id, memory_id) VALUES (?, ?)",
+                [(log_id, m) for m in touched],
+            )
+            return log_id
+
+    def get_log(self, log_id: int) -> LogEntry | None:
+        rows = self._q(f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id = ?", (log_id,))
+        return row_to_log(rows[0]) if rows else None
+
+    def list_log(
+        self, *, limit: int = 50, memory_id: str | None = None, since: datetime | None = None
+    ) -> list[LogEntry]:
+        clauses, params = [], []  # type: ignore[var-annotated]
+        if memory_id is not None:
+            clauses.append("id IN (SELECT log_id FROM log_memories WHERE memory_id = ?)")
+            params.append(memory_id)
+        if since is not None:
+            clauses.append("time >= ?")
+            params.append(since.isoformat())
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        rows = self._q(
+            f"SELECT {LOG_COLUMNS} FROM consolidation_log{where} ORDER BY id DESC LIMIT ?",
+            [*params, limit],
+        )
+        return [row_to_log(r) for r in rows]
+
+    def logs_after_touching(self, log_id: int, memory_ids: Iterable[str]) -> list[LogEntry]:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return []
+        rows = self._q(
+            f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id > ? AND undone_by IS NULL "
+            f"AND undoes IS NULL AND id IN (SELECT log_id FROM log_memories "
+            f"WHERE memory_id IN ({_placeholders(len(ids))})) ORDER BY id",
+            [log_id, *ids],
+        )
+        return [row_to_log(r) for r in rows]
+
+    def mark_log_undone(self, log_id: int, undone_by: int) -> None:
+        self._w("UPDATE consolidation_log SET undone_by = ? WHERE id = ?", (undone_by, log_id))
+
+    # jobs -------------------------------------------------------------------
+    def enqueue_job(self, memory_id: str, kind: str = "consolidate") -> int:
+        now = utcnow().isoformat()
+        return self._w(
+            "INSERT INTO jobs (memory_id, kind, status, created_at, updated_at) "
+            "VALUES (?, ?, 'pending', ?, ?)",
+            (memory_id, kind, now, now),
+        )
+
+    def claim_jobs(self, limit: int, worker: str, *, stale_after_s: float = 300.0) -> list[Job]:
+        now = utcnow()
+        stale = datetime.fromtimestamp(now.timestamp() - stale_after_s, tz=now.tzinfo)
+        with self._db.transaction() as conn:
+            rows = conn.execute(
+                f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'pending' "
+                "OR (status = 'running' AND claimed_at < ?) ORDER BY id LIMIT ?",
+                (stale.isoformat(), limit),
+            ).fetchall()
+            conn.executemany(
+                "UPDATE jobs SET status = 'running', claimed_by = ?, claimed_at = ?, "
+                "attempts = attempts + 1, updated_at = ? WHERE id = ?",
+                [(worker, now.isoformat(), now.isoformat(), r[0]) for r in rows],
+            )
+        jobs = [row_to_job(r) for r in rows]
+        for job in jobs:
+            job.attempts += 1
+        return jobs
+
+    def finish_job(self, job_id: int) -> None:
+        self._w(
+            "UPDATE jobs SET status = 'done', updated_at = ? WHERE id = ?",
+            (utcnow().isoformat(), job_id),
+        )
+
+    def release_job(self, job_id: int, error: str | None) -> None:
+        self._w(
+            "UPDATE jobs SET status = 'pending', last_error = ?, claimed_by = NULL, "
+            "updated_at = ? WHERE id = ?",
+            (error, utcnow().isoformat(), job_id),
+        )
+
+    def count_jobs(self, status: str = "pending") -> int:
+        return int(self._q("SELECT count(*) FROM jobs WHERE status = ?", (status,))[0][0])
+
+    # key/value --------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        rows = self._q("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._w("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
