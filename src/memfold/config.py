@@ -50,7 +50,7 @@ class SearchSettings(BaseModel):
     # How many hits each list (vector, keyword) contributes before fusion.
     fusion_depth: int = Field(50, ge=1)
     # Similarity below which a vector hit is not counted in hybrid fusion.
-    min_vector_score: float = Field(0.0, ge=-1.0, le=1.0)
+    min_vector_score: float = Field(-1.0, ge=-1.0, le=1.0)
 
 
 class ConsolidationSettings(BaseModel):
@@ -137,7 +137,7 @@ class LLMSettings(BaseModel):
     main: RoleSettings = Field(default_factory=RoleSettings)
     # task -> role. Cheap mechanical tasks stay on "utility" unless configured.
     task_roles: dict[str, Literal["utility", "main"]] = Field(
-        default_factory=lambda: {
+        default_factory=lambda: {  # type: ignore[arg-type]
             "consolidation": "utility",
             "classification": "utility",
             "compression": "utility",

@@ -28,7 +28,8 @@ def normalize_rows(matrix: np.ndarray) -> np.ndarray:
     m = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (m / norms).astype(np.float32, copy=False)
+    out: np.ndarray = (m / norms).astype(np.float32, copy=False)
+    return out
 
 
 def check_vector(vec: object, dim: int) -> Vector:

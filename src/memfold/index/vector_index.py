@@ -12,6 +12,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -25,14 +26,11 @@ _DEAD = len(_STATUS_CODES)  # a row whose memory moved away or was deleted
 _GROWTH = 1.25
 
 
-class ChangeFeed:
+class ChangeFeed(Protocol):
     """What the index reads from a store (a subset of the Store protocol)."""
 
-    def max_seq(self) -> int:  # pragma: no cover - protocol
-        raise NotImplementedError
-
-    def changes_since(self, seq: int) -> Iterable[IndexRow]:  # pragma: no cover - protocol
-        raise NotImplementedError
+    def max_seq(self) -> int: ...
+    def changes_since(self, seq: int) -> Iterable[IndexRow]: ...
 
 
 @dataclass
@@ -215,7 +213,8 @@ class VectorIndex:
             block = self._blocks[where[0]]
             if memory_id in block.foreign:
                 return None
-            return block.matrix[where[1]].copy()
+            vec: Vector = block.matrix[where[1]].copy()
+            return vec
 
     def scope_keys(self) -> list[str]:
         with self._lock:

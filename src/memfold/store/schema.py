@@ -44,10 +44,12 @@ MIGRATIONS: list[tuple[int, str]] = [
             INSERT INTO memories_fts(rowid, text) VALUES (new.rowid, new.text);
         END;
         CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
-            INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+            INSERT INTO memories_fts(memories_fts, rowid, text)
+                VALUES ('delete', old.rowid, old.text);
         END;
         CREATE TRIGGER memories_au AFTER UPDATE OF text ON memories BEGIN
-            INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+            INSERT INTO memories_fts(memories_fts, rowid, text)
+                VALUES ('delete', old.rowid, old.text);
             INSERT INTO memories_fts(rowid, text) VALUES (new.rowid, new.text);
         END;
         CREATE TABLE tombstones (id TEXT NOT NULL, seq INTEGER NOT NULL);

@@ -42,8 +42,47 @@ from memfold.store.sqlite_usage import UsageTableMixin
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _FTS_STOPWORDS = frozenset(
-    "a an and are as at be by do does did for from has have how i in is it of on or the to "
-    "was what when where which who whom why will with you your my me".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "do",
+        "does",
+        "did",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "my",
+        "me",
+    ]
 )
 
 
@@ -87,7 +126,11 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
     def _w(self, sql: str, params: Sequence[Any] = ()) -> int:
         with self._db.transaction() as conn:
             cur = conn.execute(sql, params)
-            return int(cur.lastrowid or 0) if sql.lstrip().upper().startswith("INSERT") else cur.rowcount
+            return (
+                int(cur.lastrowid or 0)
+                if sql.lstrip().upper().startswith("INSERT")
+                else cur.rowcount
+            )
 
     def schema_version(self) -> int:
         return self._db.schema_version()
@@ -295,7 +338,10 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
             conn.executemany(
                 "INSERT OR REPLACE INTO links (src, dst, kind, weight, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
-                [(lk.src, lk.dst, lk.kind.value, lk.weight, lk.created_at.isoformat()) for lk in links],
+                [
+                    (lk.src, lk.dst, lk.kind.value, lk.weight, lk.created_at.isoformat())
+                    for lk in links
+                ],
             )
 
     def remove_links(self, links: Sequence[tuple[str, str, LinkKind]]) -> None:
@@ -359,7 +405,8 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
     def list_log(
         self, *, limit: int = 50, memory_id: str | None = None, since: datetime | None = None
     ) -> list[LogEntry]:
-        clauses, params = [], []  # type: ignore[var-annotated]
+        clauses: list[str] = []
+        params: list[Any] = []
         if memory_id is not None:
             clauses.append("id IN (SELECT log_id FROM log_memories WHERE memory_id = ?)")
             params.append(memory_id)

@@ -57,6 +57,15 @@ class UsageTableMixin:
             )
         except sqlite3.OperationalError:  # pragma: no cover - table always exists after migrate
             return []
-        keys = ("day", "task", "role", "model", "outcome", "calls", "prompt_tokens",
-                "completion_tokens", "mean_latency_ms")
+        keys = (
+            "day",
+            "task",
+            "role",
+            "model",
+            "outcome",
+            "calls",
+            "prompt_tokens",
+            "completion_tokens",
+            "mean_latency_ms",
+        )
         return [dict(zip(keys, r, strict=True)) for r in rows]

@@ -1,0 +1,327 @@
+"""The ``memfold`` command line. Bad input: one line on stderr, exit code 2."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from memfold import render
+from memfold.errors import MemfoldError
+from memfold.memory import Memory
+
+app = typer.Typer(
+    help="memfold: long-term memory for LLM agents that consolidates itself safely.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+PathOpt = Annotated[
+    Path | None,
+    typer.Option("--path", "-p", help="SQLite file (default: MEMFOLD_PATH, else user data dir)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+UserOpt = Annotated[str | None, typer.Option("--user", "-u", help="user_id scope.")]
+AgentOpt = Annotated[str | None, typer.Option("--agent", help="agent_id scope.")]
+SessionOpt = Annotated[str | None, typer.Option("--session", help="session_id scope.")]
+
+
+def _open(path: Path | None, consolidate: str | None = "off") -> Memory:
+    return Memory(path, consolidate=consolidate)
+
+
+def _progress() -> Progress:
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=render.err_console,
+        transient=True,
+    )
+
+
+@app.command()
+def add(
+    text: str,
+    path: PathOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    area: Annotated[str, typer.Option(help="main | fragments | solutions | instruments")] = "main",
+    category: Annotated[str, typer.Option(help="episodic | semantic | procedural | core")] = (
+        "semantic"
+    ),
+    importance: Annotated[float, typer.Option(help="0..1")] = 0.5,
+    source: Annotated[
+        list[str] | None, typer.Option("--source", "-s", help="Provenance id.")
+    ] = None,
+    consolidate: Annotated[str, typer.Option(help="sync | off (background needs a process)")] = (
+        "sync"
+    ),
+    as_json: JsonOpt = False,
+) -> None:
+    """Store a memory (consolidated against what is known, by default)."""
+    with _open(path, consolidate) as mem:
+        result = mem.add(
+            text,
+            user_id=user,
+            agent_id=agent,
+            session_id=session,
+            area=area,
+            category=category,
+            importance=importance,
+            sources=source,
+        )
+        out = {"memory": result.memory.to_dict(), "log_id": result.log_id}
+        out["decision"] = None if result.decision is None else result.decision.to_dict()
+        if as_json:
+            render.print_json(out)
+            return
+        render.console.print(render.memory_table([result.memory], "stored"))
+        if result.decision is not None:
+            d = result.decision
+            render.console.print(f"decision: [bold]{d.action.value}[/] ({d.reasoning})")
+
+
+@app.command()
+def search(
+    query: str,
+    path: PathOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    k: Annotated[int, typer.Option("-k", help="How many results.")] = 10,
+    area: Annotated[str | None, typer.Option(help="Only this area.")] = None,
+    deep: Annotated[bool, typer.Option(help="Include superseded/archived memories.")] = False,
+    mode: Annotated[str, typer.Option(help="hybrid | vector | keyword")] = "hybrid",
+    as_json: JsonOpt = False,
+) -> None:
+    """Search one scope."""
+    with _open(path) as mem:
+        hits = mem.search(
+            query,
+            user_id=user,
+            agent_id=agent,
+            session_id=session,
+            k=k,
+            area=area,
+            deep=deep,
+            mode=mode,  # type: ignore[arg-type]  # validated by Memory.search
+        )
+        if as_json:
+            render.print_json(
+                [
+                    {"score": h.score, "cosine": h.vector_score, "memory": h.memory.to_dict()}
+                    for h in hits
+                ]
+            )
+        else:
+            render.console.print(render.hits_table(hits, f"search: {query}"))
+
+
+@app.command()
+def get(memory_id: str, path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """Show one memory, whatever its status."""
+    with _open(path) as mem:
+        record = mem.get(memory_id)
+        if as_json:
+            render.print_json(record.to_dict())
+        else:
+            render.console.print(render.dict_table(record.to_dict(), record.id))
+
+
+@app.command("list")
+def list_(
+    path: PathOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    status: Annotated[str, typer.Option(help="active | superseded | archived | expired | all")] = (
+        "active"
+    ),
+    area: Annotated[str | None, typer.Option(help="Only this area.")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the memories of one scope."""
+    with _open(path) as mem:
+        records = mem.list(
+            user_id=user,
+            agent_id=agent,
+            session_id=session,
+            status=None if status == "all" else status,
+            area=area,
+            limit=limit,
+        )
+        if as_json:
+            render.print_json([r.to_dict() for r in records])
+        else:
+            render.console.print(render.memory_table(records))
+
+
+@app.command()
+def history(memory_id: str, path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """Every logged change that touched a memory."""
+    with _open(path) as mem:
+        entries = mem.history(memory_id)
+        if as_json:
+            render.print_json([e.to_dict() for e in entries])
+        else:
+            render.console.print(render.log_table(entries, f"history of {memory_id}"))
+
+
+@app.command("log")
+def log_(
+    path: PathOpt = None,
+    limit: Annotated[int, typer.Option(help="Newest N rows.")] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """The consolidation log, newest first."""
+    with _open(path) as mem:
+        entries = mem.log(limit)
+        if as_json:
+            render.print_json([e.to_dict() for e in entries])
+        else:
+            render.console.print(render.log_table(entries))
+
+
+@app.command()
+def undo(
+    log_id: int,
+    path: PathOpt = None,
+    cascade: Annotated[bool, typer.Option(help="Also undo later changes built on it.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Restore the state before a logged change."""
+    with _open(path) as mem:
+        written = mem.undo(log_id, cascade=cascade)
+        if as_json:
+            render.print_json({"undo_log_ids": written})
+        else:
+            render.console.print(f"undone log #{log_id} (undo rows: {written})")
+
+
+@app.command()
+def stats(path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """Counts by status, area, scope; file size; pending jobs."""
+    with _open(path) as mem:
+        data = mem.stats()
+        if as_json:
+            render.print_json(data)
+        else:
+            render.console.print(render.dict_table(data, "memfold stats"))
+
+
+@app.command("export")
+def export_(out: Path, path: PathOpt = None) -> None:
+    """Write every memory and link to a JSONL file."""
+    with _open(path) as mem, _progress() as bar:
+        task = bar.add_task("export", total=mem.store.count_memories())
+        count = mem.export(out, progress=lambda n: bar.advance(task, n))
+    render.console.print(f"exported {count} memories to {out}")
+
+
+@app.command("import")
+def import_(
+    file: Path,
+    path: PathOpt = None,
+    skip_bad: Annotated[bool, typer.Option(help="Import the good lines, report bad ones.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import a JSONL export. One bad line imports nothing unless --skip-bad."""
+    with _open(path) as mem, _progress() as bar:
+        task = bar.add_task("import", total=None)
+        report = mem.import_(file, skip_bad=skip_bad, progress=lambda n: bar.advance(task, n))
+    if as_json:
+        render.print_json(report.to_dict())
+    else:
+        render.console.print(render.dict_table(report.to_dict(), f"import {file}"))
+
+
+@app.command()
+def reembed(
+    path: PathOpt = None,
+    everything: Annotated[bool, typer.Option("--all", help="Re-embed every memory.")] = False,
+) -> None:
+    """Re-embed memories whose vectors come from another model."""
+    from memfold.engine.transfer import count_stale
+
+    with _open(path) as mem, _progress() as bar:
+        total = mem.store.count_memories() if everything else count_stale(mem.ctx)
+        task = bar.add_task("reembed", total=total)
+        done = mem.reembed(everything=everything, progress=lambda n: bar.advance(task, n))
+    render.console.print(f"re-embedded {done} memories with {mem.ctx.embedder.model_id}")
+
+
+@app.command()
+def worker(
+    path: PathOpt = None,
+    once: Annotated[bool, typer.Option(help="Drain pending jobs and exit.")] = False,
+) -> None:
+    """Consolidate pending saves in this process (a separate worker)."""
+    import time
+
+    from memfold.engine.worker import drain
+
+    with _open(path, "off") as mem:
+        poll = mem.settings.consolidation.worker_poll_s
+        while True:
+            handled = drain(mem.ctx, mem.judge)
+            if handled:
+                render.console.print(f"consolidated {handled} saves")
+            if once:
+                return
+            time.sleep(poll)
+
+
+@app.command()
+def usage(path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """LLM calls and tokens by day and task."""
+    from rich.table import Table
+
+    with _open(path) as mem:
+        rows = mem.usage()
+    if as_json:
+        render.print_json(rows)
+        return
+    table = Table(title="LLM usage")
+    for col in ("day", "task", "role", "model", "outcome", "calls", "prompt", "completion"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(
+            *(str(r[c]) for c in ("day", "task", "role", "model", "outcome", "calls")),
+            str(r["prompt_tokens"]),
+            str(r["completion_tokens"]),
+        )
+    render.console.print(table)
+
+
+@app.command()
+def demo(
+    path: PathOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The main job on the embedded default: store a sample stream, consolidate, search, undo."""
+    from memfold.demo import run_demo
+
+    run_demo(path, as_json=as_json)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    try:
+        return app(args=argv, standalone_mode=True)
+    except MemfoldError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

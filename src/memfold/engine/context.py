@@ -1,0 +1,34 @@
+"""The parts every engine path shares: store, index, embedder, settings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memfold.config import Settings
+from memfold.embed.base import Embedder
+from memfold.index.vector_index import VectorIndex
+from memfold.model import Vector
+from memfold.store.base import Store
+
+
+@dataclass
+class Context:
+    store: Store
+    index: VectorIndex
+    embedder: Embedder
+    settings: Settings
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed(list(texts))
+
+    def embed_one(self, text: str) -> Vector:
+        vec: Vector = self.embedder.embed([text])[0]
+        return vec
+
+    def synced_index(self) -> VectorIndex:
+        """The index after applying every change any process has committed."""
+        self.index.sync(self.store)
+        return self.index

@@ -1,0 +1,94 @@
+"""Turning validated input into stored memories (and their consolidation jobs)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from memfold.embed.base import check_vector
+from memfold.engine.context import Context
+from memfold.errors import InvalidInput
+from memfold.model import (
+    Area,
+    Category,
+    JSONDict,
+    MemoryRecord,
+    Scope,
+    Vector,
+    content_hash,
+    new_id,
+    utcnow,
+)
+
+
+@dataclass(slots=True)
+class NewMemory:
+    """One validated memory to store."""
+
+    text: str
+    scope: Scope
+    area: Area = Area.MAIN
+    category: Category = Category.SEMANTIC
+    importance: float = 0.5
+    sources: list[str] = field(default_factory=list)
+    metadata: JSONDict = field(default_factory=dict)
+    embedding: Vector | None = None
+    created_at: datetime | None = None
+    valid_from: datetime | None = None
+
+
+def initial_stability(ctx: Context, importance: float) -> float:
+    lc = ctx.settings.lifecycle
+    return min(1.0, lc.stability_base + lc.stability_per_importance * importance)
+
+
+def build_records(ctx: Context, items: Sequence[NewMemory]) -> list[MemoryRecord]:
+    """Records with vectors: given vectors are checked, missing ones are embedded in one batch."""
+    dim = ctx.embedder.dim
+    vectors: list[Vector | None] = [
+        None if it.embedding is None else check_vector(it.embedding, dim) for it in items
+    ]
+    missing = [i for i, v in enumerate(vectors) if v is None]
+    if missing:
+        fresh = ctx.embed([items[i].text for i in missing])
+        if not np.all(np.isfinite(fresh)):
+            raise InvalidInput("the embedder returned a non-finite vector")
+        for row, i in enumerate(missing):
+            vectors[i] = fresh[row]
+    now = utcnow()
+    records = []
+    for item, vec in zip(items, vectors, strict=True):
+        created = item.created_at or now
+        records.append(
+            MemoryRecord(
+                id=new_id(),
+                scope=item.scope,
+                text=item.text,
+                area=item.area,
+                category=item.category,
+                importance=item.importance,
+                stability=initial_stability(ctx, item.importance),
+                created_at=created,
+                updated_at=created,
+                valid_from=item.valid_from or created,
+                sources=list(item.sources),
+                metadata=dict(item.metadata),
+                content_hash=content_hash(item.text),
+                embedding=vec,
+                embedding_model=ctx.embedder.model_id,
+            )
+        )
+    return records
+
+
+def store_records(ctx: Context, records: Sequence[MemoryRecord], *, enqueue: bool) -> list[int]:
+    """Insert records and, in the same transaction, their consolidation jobs."""
+    job_ids: list[int] = []
+    with ctx.store.transaction():
+        ctx.store.insert_memories(records)
+        if enqueue:
+            job_ids = [ctx.store.enqueue_job(r.id) for r in records]
+    return job_ids

@@ -1,0 +1,181 @@
+"""Export and import (JSONL, every field), and re-embedding with the current model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from memfold.embed.base import check_vector
+from memfold.engine.context import Context
+from memfold.engine.snapshot import (
+    link_from_snapshot,
+    link_snapshot,
+    memory_from_snapshot,
+    memory_snapshot,
+)
+from memfold.errors import ImportFormatError, InvalidInput
+from memfold.model import Link, MemoryRecord, content_hash
+from memfold.policy.validate import clean_metadata, clean_scope, clean_sources, clean_text
+
+Progress = Callable[[int], None]
+FORMAT = "memfold-export/1"
+
+
+def export(ctx: Context, out: IO[str], *, progress: Progress | None = None) -> int:
+    """Write a header line, every memory (all statuses, vector included) and every link."""
+    out.write(json.dumps({"type": "header", "format": FORMAT}) + "\n")
+    count = 0
+    ids: list[str] = []
+    for record in ctx.store.iter_memories():
+        out.write(json.dumps({"type": "memory", **memory_snapshot(record)}, ensure_ascii=False))
+        out.write("\n")
+        ids.append(record.id)
+        count += 1
+        if progress:
+            progress(1)
+    seen: set[tuple[str, str, str]] = set()
+    for start in range(0, len(ids), 500):
+        for lk in ctx.store.links_for(ids[start : start + 500]):
+            key = (lk.src, lk.dst, lk.kind.value)
+            if key not in seen:
+                seen.add(key)
+                out.write(json.dumps({"type": "link", **link_snapshot(lk)}) + "\n")
+    return count
+
+
+@dataclass
+class ImportReport:
+    imported: int = 0
+    existing: int = 0
+    links: int = 0
+    bad_lines: list[tuple[int, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "imported": self.imported,
+            "existing": self.existing,
+            "links": self.links,
+            "bad_lines": [{"line": n, "reason": r} for n, r in self.bad_lines],
+        }
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str | None, str]]:
+    """(line number, decoded text or None, error) for each non-blank line."""
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, None, f"invalid UTF-8 at byte {exc.start}"
+                continue
+            if text.strip():
+                yield number, text, ""
+
+
+def _parse_memory(ctx: Context, data: dict[str, Any]) -> MemoryRecord:
+    cfg = ctx.settings.store
+    if "id" not in data or "text" not in data:
+        raise InvalidInput("a memory needs 'id' and 'text'")
+    data = dict(data)
+    data["text"] = clean_text(data["text"], max_chars=cfg.max_text_chars)
+    clean_scope(data.get("user_id"), data.get("agent_id"), data.get("session_id"))
+    data["sources"] = clean_sources(data.get("sources"), max_items=cfg.max_sources)
+    data["metadata"] = clean_metadata(data.get("metadata"))
+    if not data.get("content_hash"):
+        data["content_hash"] = content_hash(data["text"])
+    try:
+        record = memory_from_snapshot(data)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise InvalidInput(str(exc)) from None
+    if record.embedding is not None and record.embedding_model == ctx.embedder.model_id:
+        record.embedding = check_vector(record.embedding, ctx.embedder.dim)
+    return record
+
+
+def import_jsonl(
+    ctx: Context, path: Path, *, skip_bad: bool = False, progress: Progress | None = None
+) -> ImportReport:
+    """Import an export file. Any bad line aborts the whole import unless ``skip_bad``."""
+    report = ImportReport()
+    records: list[MemoryRecord] = []
+    links: list[Link] = []
+    for number, text, error in _lines(path):
+        try:
+            if text is None:
+                raise InvalidInput(error)
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"not JSON: {exc.msg}") from None
+            if not isinstance(data, dict):
+                raise InvalidInput("a line must be a JSON object")
+            kind = data.pop("type", "memory")
+            if kind == "header":
+                continue
+            if kind == "link":
+                links.append(link_from_snapshot(data))
+            elif kind == "memory":
+                records.append(_parse_memory(ctx, data))
+            else:
+                raise InvalidInput(f"unknown line type {kind!r}")
+        except (InvalidInput, ValueError, KeyError, TypeError) as exc:
+            if not skip_bad:
+                raise ImportFormatError(number, str(exc)) from None
+            report.bad_lines.append((number, str(exc)))
+    existing = ctx.store.get_memories(r.id for r in records)
+    fresh = [r for r in records if r.id not in existing]
+    report.existing = len(records) - len(fresh)
+    missing = [r for r in fresh if r.embedding is None]
+    if missing:
+        vectors = ctx.embed([r.text for r in missing])
+        for r, vec in zip(missing, vectors, strict=True):
+            r.embedding, r.embedding_model = vec, ctx.embedder.model_id
+    with ctx.store.transaction():
+        for start in range(0, len(fresh), 1000):
+            chunk = fresh[start : start + 1000]
+            ctx.store.insert_memories(chunk)
+            if progress:
+                progress(len(chunk))
+        ctx.store.add_links(links)
+    report.imported = len(fresh)
+    report.links = len(links)
+    return report
+
+
+def reembed(
+    ctx: Context, *, everything: bool = False, batch: int = 256, progress: Progress | None = None
+) -> int:
+    """Re-embed memories whose vector is missing or from another model (all if ``everything``).
+
+    Not a content change: versions stay, and no log row is written.
+    """
+    model, dim = ctx.embedder.model_id, ctx.embedder.dim
+    stale = [
+        r.id
+        for r in ctx.store.iter_memories()
+        if everything
+        or r.embedding is None
+        or r.embedding_model != model
+        or r.embedding.shape[0] != dim
+    ]
+    done = 0
+    for start in range(0, len(stale), batch):
+        records = list(ctx.store.get_memories(stale[start : start + batch]).values())
+        vectors = ctx.embed([r.text for r in records])
+        with ctx.store.transaction():
+            for r, vec in zip(records, vectors, strict=True):
+                r.embedding, r.embedding_model = vec, model
+                ctx.store.put_memory(r)
+        done += len(records)
+        if progress:
+            progress(len(records))
+    return done
+
+
+def count_stale(ctx: Context) -> int:
+    models = ctx.store.embedding_models()
+    current = f"{ctx.embedder.model_id}:{ctx.embedder.dim}"
+    return sum(n for key, n in models.items() if key != current)

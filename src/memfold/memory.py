@@ -1,0 +1,463 @@
+"""The facade: ``Memory`` (sync) and ``AsyncMemory`` (same methods, awaitable)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memfold.config import Settings, default_store_path
+from memfold.embed import Embedder, make_embedder
+from memfold.engine import edits, transfer
+from memfold.engine.context import Context
+from memfold.engine.ingest import NewMemory, build_records, store_records
+from memfold.engine.on_save import process_jobs
+from memfold.engine.search import SearchMode, search
+from memfold.engine.undo import undo as undo_change
+from memfold.engine.worker import BackgroundWorker, drain
+from memfold.errors import InvalidInput, NotFound
+from memfold.index.vector_index import VectorIndex
+from memfold.judge.base import Judge
+from memfold.judge.select import make_judge
+from memfold.model import (
+    AddResult,
+    Area,
+    Category,
+    ConsolidateMode,
+    Job,
+    JobStatus,
+    JSONDict,
+    LogEntry,
+    MemoryRecord,
+    Scope,
+    SearchHit,
+    Status,
+    parse_time,
+)
+from memfold.policy.validate import (
+    clean_enum,
+    clean_id,
+    clean_k,
+    clean_metadata,
+    clean_scope,
+    clean_sources,
+    clean_text,
+    clean_unit,
+)
+from memfold.store.sqlite import SQLiteStore
+
+log = logging.getLogger(__name__)
+
+
+# Aliases: inside the classes below, ``list`` names the method, not the builtin.
+_Records = list[MemoryRecord]
+_Hits = list[SearchHit]
+_Logs = list[LogEntry]
+_Dicts = list[JSONDict]
+_Results = list[AddResult]
+_Ints = list[int]
+
+
+class Memory:
+    """A memory store that consolidates itself on every save.
+
+    ``path``: the SQLite file (argument, else ``MEMFOLD_PATH``, else the user
+    data dir). ``consolidate``: "background" (default: a worker thread decides
+    after ``add`` returns), "sync" (``add`` decides and returns the decision),
+    or "off" (store only).
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        embedder: Embedder | None = None,
+        judge: Judge | None = None,
+        consolidate: str | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        location = Path(path) if path is not None else self.settings.store.path
+        self.path = (location or default_store_path()).expanduser()
+        mode = consolidate or self.settings.consolidation.mode
+        self.mode = clean_enum(mode, ConsolidateMode, "consolidate")
+        self.store = SQLiteStore(self.path, busy_timeout_ms=self.settings.store.busy_timeout_ms)
+        embedder = embedder or make_embedder(self.settings.embed)
+        self.ctx = Context(
+            store=self.store,
+            index=VectorIndex(embedder.model_id, embedder.dim),
+            embedder=embedder,
+            settings=self.settings,
+        )
+        self.judge: Judge = judge or make_judge(self.settings, usage_sink=self.store)
+        self._worker: BackgroundWorker | None = None
+        if self.mode is ConsolidateMode.BACKGROUND:
+            self._worker = BackgroundWorker(self.ctx, self.judge)
+
+    # lifecycle ----------------------------------------------------------------
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # input ------------------------------------------------------------------
+    def _scope(self, user_id: object, agent_id: object, session_id: object) -> Scope:
+        return clean_scope(
+            user_id, agent_id, session_id, default_user_id=self.settings.store.default_user_id
+        )
+
+    def _new(self, text: object, **kw: Any) -> NewMemory:
+        cfg = self.settings.store
+        created = kw.get("created_at")
+        if created is not None and not isinstance(created, datetime):
+            try:
+                created = parse_time(created)
+            except (TypeError, ValueError):
+                raise InvalidInput(f"created_at is not a date/time: {created!r}") from None
+        return NewMemory(
+            text=clean_text(text, max_chars=cfg.max_text_chars),
+            scope=self._scope(kw.get("user_id"), kw.get("agent_id"), kw.get("session_id")),
+            area=clean_enum(kw.get("area") or Area.MAIN, Area, "area"),
+            category=clean_enum(kw.get("category") or Category.SEMANTIC, Category, "category"),
+            importance=clean_unit(kw.get("importance", 0.5), "importance"),
+            sources=clean_sources(kw.get("sources"), max_items=cfg.max_sources),
+            metadata=clean_metadata(kw.get("metadata")),
+            embedding=kw.get("embedding"),
+            created_at=created,
+        )
+
+    # writing ----------------------------------------------------------------
+    def add(
+        self,
+        text: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        area: str | Area = Area.MAIN,
+        category: str | Category = Category.SEMANTIC,
+        importance: float = 0.5,
+        sources: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        embedding: Sequence[float] | None = None,
+        created_at: datetime | str | None = None,
+    ) -> AddResult:
+        """Store one memory; consolidation follows per the mode (see class doc)."""
+        item = self._new(
+            text,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            area=area,
+            category=category,
+            importance=importance,
+            sources=sources,
+            metadata=metadata,
+            embedding=embedding,
+            created_at=created_at,
+        )
+        (record,) = build_records(self.ctx, [item])
+        enqueue = self.mode is not ConsolidateMode.OFF
+        job_ids = store_records(self.ctx, [record], enqueue=enqueue)
+        result = AddResult(record, job_id=job_ids[0] if job_ids else None)
+        if self.mode is ConsolidateMode.SYNC and result.job_id is not None:
+            job = Job(result.job_id, record.id, "consolidate", JobStatus.PENDING, attempts=1)
+            (outcome,) = process_jobs(self.ctx, self.judge, [job])
+            result.decision, result.log_id = outcome.decision, outcome.log_id
+            result.memory = self.get(record.id)
+        elif self._worker is not None:
+            self._worker.notify()
+        return result
+
+    def add_many(
+        self,
+        items: Iterable[Mapping[str, Any]],
+        *,
+        embeddings: Sequence[Sequence[float]] | None = None,
+    ) -> _Results:
+        """Store many memories in one transaction. Each item takes ``add``'s keywords
+        (``text`` required); ``embeddings`` optionally gives precomputed vectors."""
+        batch: list[NewMemory] = []
+        for n, raw in enumerate(items):
+            if not isinstance(raw, Mapping):
+                raise InvalidInput(f"item {n} must be a mapping with a 'text' key")
+            unknown = set(raw) - _ADD_KEYS
+            if unknown:
+                raise InvalidInput(f"item {n} has unknown keys: {', '.join(sorted(unknown))}")
+            kw = dict(raw)
+            try:
+                batch.append(self._new(kw.pop("text", None), **kw))
+            except InvalidInput as exc:
+                raise InvalidInput(f"item {n}: {exc}") from None
+        if embeddings is not None:
+            if len(embeddings) != len(batch):
+                raise InvalidInput(f"{len(embeddings)} embeddings for {len(batch)} items")
+            for item, vec in zip(batch, embeddings, strict=True):
+                item.embedding = vec  # type: ignore[assignment]  # checked in build_records
+        records = build_records(self.ctx, batch)
+        enqueue = self.mode is not ConsolidateMode.OFF
+        job_ids = store_records(self.ctx, records, enqueue=enqueue)
+        results = [
+            AddResult(r, job_id=job_ids[i] if job_ids else None) for i, r in enumerate(records)
+        ]
+        if self.mode is ConsolidateMode.SYNC:
+            self.flush()
+        elif self._worker is not None:
+            self._worker.notify()
+        return results
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        text: str | None = None,
+        area: str | Area | None = None,
+        importance: float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        reason: str = "",
+    ) -> MemoryRecord:
+        """Manual edit: version + 1, re-embedded if the text changed, logged."""
+        cfg = self.settings.store
+        record, _ = edits.update(
+            self.ctx,
+            clean_id(memory_id),
+            text=None if text is None else clean_text(text, max_chars=cfg.max_text_chars),
+            area=None if area is None else clean_enum(area, Area, "area"),
+            importance=None if importance is None else clean_unit(importance, "importance"),
+            metadata=None if metadata is None else clean_metadata(metadata),
+            reason=reason,
+        )
+        return record
+
+    def delete(self, memory_id: str, *, reason: str = "") -> MemoryRecord:
+        """Soft delete: status archived, logged, still returned by ``get``."""
+        record, _ = edits.soft_delete(self.ctx, clean_id(memory_id), reason=reason)
+        return record
+
+    def undo(self, log_id: int, *, cascade: bool = False) -> _Ints:
+        """Restore the state before log row ``log_id``; returns the undo log ids."""
+        if isinstance(log_id, bool) or not isinstance(log_id, int):
+            raise InvalidInput(f"log_id must be an integer, got {log_id!r}")
+        return undo_change(self.ctx, log_id, cascade=cascade)
+
+    def flush(self, timeout: float | None = None) -> int:
+        """Finish pending consolidation work now; returns the jobs handled here."""
+        if self.mode is ConsolidateMode.OFF:
+            return 0
+        handled = drain(self.ctx, self.judge)
+        if self._worker is not None:
+            self._worker.wait_idle(timeout)
+        return handled
+
+    # reading ----------------------------------------------------------------
+    def get(self, memory_id: str) -> MemoryRecord:
+        """Any memory by id, whatever its status."""
+        record = self.store.get_memory(clean_id(memory_id))
+        if record is None:
+            raise NotFound(f"no memory with id {memory_id!r}")
+        return record
+
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        k: int | None = None,
+        area: str | Area | Sequence[str | Area] | None = None,
+        deep: bool = False,
+        mode: SearchMode = "hybrid",
+    ) -> _Hits:
+        """Hybrid (vector + keyword, fused) search in one scope. ``deep`` includes
+        superseded, archived and expired memories."""
+        text = clean_text(query, max_chars=self.settings.store.max_text_chars, what="query")
+        if mode not in ("hybrid", "vector", "keyword"):
+            raise InvalidInput(f"mode must be hybrid, vector or keyword; got {mode!r}")
+        return search(
+            self.ctx,
+            text,
+            self._scope(user_id, agent_id, session_id),
+            k=clean_k(k if k is not None else self.settings.search.default_k),
+            areas=_areas(area),
+            deep=bool(deep),
+            mode=mode,
+        )
+
+    def list(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        status: str | Status | None = Status.ACTIVE,
+        area: str | Area | Sequence[str | Area] | None = None,
+        limit: int | None = 100,
+        offset: int = 0,
+    ) -> _Records:
+        """Memories of one scope (``status=None``: every status), oldest first."""
+        statuses = None if status is None else [clean_enum(status, Status, "status")]
+        return self.store.list_memories(
+            self._scope(user_id, agent_id, session_id),
+            statuses=statuses,
+            areas=_areas(area),
+            limit=limit,
+            offset=offset,
+        )
+
+    def history(self, memory_id: str) -> _Logs:
+        """Every log row that touched this memory, oldest first."""
+        record = self.get(memory_id)
+        return list(reversed(self.store.list_log(limit=1_000_000, memory_id=record.id)))
+
+    def log(self, limit: int = 50) -> _Logs:
+        """The newest log rows first."""
+        return self.store.list_log(limit=clean_k(limit, maximum=1_000_000))
+
+    def stats(self) -> JSONDict:
+        data = self.store.stats()
+        data["mode"] = self.mode.value
+        data["judge"] = self.judge.name
+        data["embedder"] = self.ctx.embedder.model_id
+        return data
+
+    def usage(self, since: datetime | None = None) -> _Dicts:
+        """LLM calls and tokens by day and task."""
+        return self.store.llm_usage(since)
+
+    # files --------------------------------------------------------------------
+    def export(self, path: str | Path, *, progress: transfer.Progress | None = None) -> int:
+        with Path(path).open("w", encoding="utf-8") as out:
+            return transfer.export(self.ctx, out, progress=progress)
+
+    def import_(
+        self,
+        path: str | Path,
+        *,
+        skip_bad: bool = False,
+        progress: transfer.Progress | None = None,
+    ) -> transfer.ImportReport:
+        file = Path(path)
+        if not file.is_file():
+            raise InvalidInput(f"no such file: {file}")
+        return transfer.import_jsonl(self.ctx, file, skip_bad=skip_bad, progress=progress)
+
+    def reembed(
+        self, *, everything: bool = False, progress: transfer.Progress | None = None
+    ) -> int:
+        return transfer.reembed(self.ctx, everything=everything, progress=progress)
+
+
+_ADD_KEYS = {
+    "text",
+    "user_id",
+    "agent_id",
+    "session_id",
+    "area",
+    "category",
+    "importance",
+    "sources",
+    "metadata",
+    "embedding",
+    "created_at",
+}
+
+
+def _areas(area: str | Area | Sequence[str | Area] | None) -> list[Area] | None:
+    if area is None:
+        return None
+    values = [area] if isinstance(area, str) else list(area)
+    return [clean_enum(a, Area, "area") for a in values]
+
+
+class AsyncMemory:
+    """``Memory`` for asyncio code: the same methods, run in a worker thread."""
+
+    def __init__(self, path: str | Path | None = None, **kwargs: Any) -> None:
+        self.sync = Memory(path, **kwargs)
+
+    async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def add(self, text: str, **kwargs: Any) -> AddResult:
+        result: AddResult = await self._run(self.sync.add, text, **kwargs)
+        return result
+
+    async def add_many(self, items: Iterable[Mapping[str, Any]], **kw: Any) -> _Results:
+        result: _Results = await self._run(self.sync.add_many, list(items), **kw)
+        return result
+
+    async def get(self, memory_id: str) -> MemoryRecord:
+        result: MemoryRecord = await self._run(self.sync.get, memory_id)
+        return result
+
+    async def search(self, query: str, **kwargs: Any) -> _Hits:
+        result: _Hits = await self._run(self.sync.search, query, **kwargs)
+        return result
+
+    async def list(self, **kwargs: Any) -> _Records:
+        result: _Records = await self._run(self.sync.list, **kwargs)
+        return result
+
+    async def update(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
+        result: MemoryRecord = await self._run(self.sync.update, memory_id, **kwargs)
+        return result
+
+    async def delete(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
+        result: MemoryRecord = await self._run(self.sync.delete, memory_id, **kwargs)
+        return result
+
+    async def undo(self, log_id: int, **kwargs: Any) -> _Ints:
+        result: _Ints = await self._run(self.sync.undo, log_id, **kwargs)
+        return result
+
+    async def flush(self, timeout: float | None = None) -> int:
+        result: int = await self._run(self.sync.flush, timeout)
+        return result
+
+    async def history(self, memory_id: str) -> _Logs:
+        result: _Logs = await self._run(self.sync.history, memory_id)
+        return result
+
+    async def log(self, limit: int = 50) -> _Logs:
+        result: _Logs = await self._run(self.sync.log, limit)
+        return result
+
+    async def stats(self) -> JSONDict:
+        result: JSONDict = await self._run(self.sync.stats)
+        return result
+
+    async def usage(self, since: datetime | None = None) -> _Dicts:
+        result: _Dicts = await self._run(self.sync.usage, since)
+        return result
+
+    async def export(self, path: str | Path) -> int:
+        result: int = await self._run(self.sync.export, path)
+        return result
+
+    async def import_(self, path: str | Path, **kwargs: Any) -> transfer.ImportReport:
+        result: transfer.ImportReport = await self._run(self.sync.import_, path, **kwargs)
+        return result
+
+    async def reembed(self, **kwargs: Any) -> int:
+        result: int = await self._run(self.sync.reembed, **kwargs)
+        return result
+
+    async def close(self) -> None:
+        await self._run(self.sync.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
