@@ -57,7 +57,10 @@ class ConsolidationSettings(BaseModel):
     mode: Literal["background", "sync", "off"] = "background"
     discovery_threshold: float = Field(0.70, ge=0.0, le=1.0)
     destructive_threshold: float = Field(0.90, ge=0.0, le=1.0)
-    delete_threshold: float = Field(0.80, ge=0.0, le=1.0)
+    # DELETE (supersede a contradicted memory) has its own gate: negation flips sit
+    # at cosine ~0.83, below the destructive 0.90. 0.75 was tuned on the dev pair
+    # splits (docs/benchmarks.md): contradiction recall 52 %, 0.03 % false deletes.
+    delete_threshold: float = Field(0.75, ge=0.0, le=1.0)
     delete_min_confidence: float = Field(0.80, ge=0.0, le=1.0)
     candidates_fetched: int = Field(10, ge=1)
     candidates_judged: int = Field(5, ge=1)
@@ -67,6 +70,12 @@ class ConsolidationSettings(BaseModel):
     # Information-loss guard: share of a source's content words a result must keep.
     min_content_word_recall: float = Field(0.8, ge=0.0, le=1.0)
     worker_poll_s: float = Field(0.5, gt=0)
+    # Rule judge (offline) knobs, tuned on dev splits with benchmarks/tune_rules.py.
+    rules_flip_min_overlap: float = Field(0.85, ge=0.0, le=1.0)
+    rules_value_max_other_diff: int = Field(1, ge=0)
+    rules_value_min_shared: int = Field(2, ge=0)
+    rules_merge_min_similarity: float = Field(0.93, ge=0.0, le=1.0)
+    rules_fragment_max_words: int = Field(2, ge=0)
 
 
 class ReviewSettings(BaseModel):

@@ -15,7 +15,7 @@ def make_judge(settings: Settings, *, usage_sink: Any = None) -> Judge:
     """The offline RuleJudge unless an LLM endpoint is configured."""
     from memfold.judge.rules import RuleJudge
 
-    rules = RuleJudge()
+    rules = RuleJudge(settings.consolidation)
     if not settings.llm.configured:
         return rules
     from memfold.judge.llm import make_llm_judge

@@ -1,0 +1,218 @@
+"""RuleJudge: the offline default judge. No model beyond the embedder's cosines.
+
+It only proposes what the words prove: exact or normalized duplicates and containment
+become UPDATE (the result keeps every word of both), negation flips and one value swapped
+for another become DELETE of the older memory when confident, near-identical texts with
+inserted words may become a MERGE (cosine-gated again by the guards). Everything else is
+left alone. Being unsure always means KEEP_SEPARATE / ADD: a missed merge is recoverable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memfold.config import ConsolidationSettings
+from memfold.judge.base import PairInput, PairVerdict, SaveItem, TextResult
+from memfold.judge.rules_area import area_for
+from memfold.judge.rules_compare import Comparison, Relation, RuleThresholds, compare
+from memfold.model import (
+    Action,
+    Area,
+    Candidate,
+    Category,
+    Decision,
+    MemoryRecord,
+    PairLabel,
+)
+from memfold.policy import text as tx
+
+JUDGE_NAME = "rules"
+
+# Calibrated-ish confidences: how sure each rule is that it read the pair right.
+_CONFIDENCE = {
+    Relation.EXACT: 0.99,
+    Relation.SAME_WORDS: 0.95,
+    Relation.CONTAINS: 0.92,
+    Relation.SUBSUMES: 0.8,
+    Relation.OTHER: 0.6,
+}
+
+
+def thresholds_from_settings(settings: ConsolidationSettings) -> RuleThresholds:
+    """The rule judge's thresholds, from the one settings object."""
+    return RuleThresholds(
+        flip_min_overlap=settings.rules_flip_min_overlap,
+        value_max_other_diff=settings.rules_value_max_other_diff,
+        value_min_shared=settings.rules_value_min_shared,
+        merge_min_similarity=settings.rules_merge_min_similarity,
+        fragment_max_words=settings.rules_fragment_max_words,
+    )
+
+
+def conflict_confidence(comparison: Comparison) -> float:
+    """Negation flips grow surer with overlap; a change cue ("moved to", "now") adds."""
+    if comparison.relation is Relation.NEGATION_FLIP:
+        base = 0.5 + 0.45 * comparison.overlap
+        return round(min(0.97, base + (0.1 if comparison.change_cue else 0.0)), 3)
+    # Another number, date or name without a change cue is as often a different event
+    # ("headlines on Sept 30" / "on Nov 21") as an update: stay under the DELETE bar.
+    return 0.9 if comparison.change_cue else 0.7
+
+
+class RuleJudge:
+    """Implements ``memfold.judge.base.Judge`` with deterministic rules."""
+
+    def __init__(
+        self,
+        settings: ConsolidationSettings | None = None,
+        thresholds: RuleThresholds | None = None,
+    ) -> None:
+        self._settings = settings or ConsolidationSettings()
+        self._limits = thresholds or thresholds_from_settings(self._settings)
+
+    @property
+    def name(self) -> str:
+        return JUDGE_NAME
+
+    # -- on save -------------------------------------------------------------------------
+
+    def decide(self, items: Sequence[SaveItem]) -> list[Decision]:
+        return [self._decide_one(item) for item in items]
+
+    def _decide_one(self, item: SaveItem) -> Decision:
+        new = item.new
+        area = area_for(new.text, self._limits.fragment_max_words)
+        compared = [(c, compare(c.memory.text, new.text, self._limits)) for c in item.candidates]
+        # An exact duplicate anywhere in the list beats any weaker rule on a better candidate.
+        compared.sort(key=lambda pair: pair[1].relation is not Relation.EXACT)
+        for candidate, comparison in compared:
+            decision = self._from_comparison(new, candidate, comparison)
+            if decision is not None:
+                decision.area = decision.area or area
+                return decision
+        return _decision(Action.ADD, [], None, 0.6, "no candidate says the same thing", area)
+
+    def _from_comparison(
+        self, new: MemoryRecord, candidate: Candidate, cmp: Comparison
+    ) -> Decision | None:
+        target = candidate.memory
+        why = f"{cmp.detail} (cosine {candidate.similarity:.3f})"
+        core = target.category is Category.CORE
+        relation = cmp.relation
+        if relation in (Relation.EXACT, Relation.SAME_WORDS, Relation.CONTAINS):
+            if not cmp.newer_is_longer or relation is Relation.EXACT or core:
+                if core and cmp.newer_is_longer and relation is Relation.CONTAINS:
+                    return _keep(target, f"{why}; core memory text is not rewritten by rules")
+                # The new memory says nothing the target does not: fold it into the target.
+                text = _longer(target.text, new.text) if not core else target.text
+                return _decision(Action.UPDATE, [target.id], text, _CONFIDENCE[relation], why)
+            return _decision(Action.UPDATE, [target.id], new.text, _CONFIDENCE[relation], why)
+        if relation is Relation.SUBSUMES:
+            if core or candidate.similarity < self._limits.merge_min_similarity:
+                return _keep(target, f"{why}; words inserted, not similar enough to merge")
+            text = new.text if cmp.newer_is_longer else target.text
+            return _decision(Action.MERGE, [target.id], text, _CONFIDENCE[relation], why)
+        if relation in (Relation.NEGATION_FLIP, Relation.VALUE_CHANGE):
+            return self._supersede(target, candidate.similarity, cmp, why, core)
+        return None
+
+    def _supersede(
+        self, target: MemoryRecord, similarity: float, cmp: Comparison, why: str, core: bool
+    ) -> Decision:
+        confidence = conflict_confidence(cmp)
+        settings = self._settings
+        if core:
+            return _keep(target, f"{why}; conflicts with a core memory, left for review")
+        if confidence < settings.delete_min_confidence or similarity < settings.delete_threshold:
+            return _keep(target, f"{why}; possible conflict, not sure enough to supersede")
+        reason = f"newer memory supersedes the older one: {why}"
+        return _decision(Action.DELETE, [target.id], None, confidence, reason)
+
+    # -- batch review --------------------------------------------------------------------
+
+    def classify(self, pairs: Sequence[PairInput]) -> list[PairVerdict]:
+        return [self._classify_one(pair) for pair in pairs]
+
+    def _classify_one(self, pair: PairInput) -> PairVerdict:
+        cmp = compare(pair.a.text, pair.b.text, self._limits)
+        relation = cmp.relation
+        why = f"{cmp.detail} (cosine {pair.similarity:.3f})"
+        core = Category.CORE in (pair.a.category, pair.b.category)
+        if relation is Relation.NEGATION_FLIP:
+            newer_retracts = tx.negated(pair.b.text) and tx.has_change_cue(pair.b.text)
+            label = PairLabel.SUPERSEDED if newer_retracts else PairLabel.CONTRADICTION
+            return _verdict(label, conflict_confidence(cmp), why)
+        if relation is Relation.VALUE_CHANGE:
+            return _verdict(PairLabel.SUPERSEDED, conflict_confidence(cmp), why)
+        duplicate = relation in (Relation.EXACT, Relation.SAME_WORDS, Relation.CONTAINS) or (
+            relation is Relation.SUBSUMES and pair.similarity >= self._limits.merge_min_similarity
+        )
+        if duplicate and core:
+            return _verdict(PairLabel.RELATED, 0.7, f"{why}; a core memory is never merged")
+        if duplicate:
+            return _verdict(PairLabel.DUPLICATE, _CONFIDENCE[relation], why)
+        return _verdict(PairLabel.RELATED, _CONFIDENCE[Relation.OTHER], why)
+
+    # -- text ----------------------------------------------------------------------------
+
+    def merge_text(self, memories: Sequence[MemoryRecord]) -> TextResult:
+        """Sentence-level union, oldest memory first, each sentence once."""
+        ordered = sorted(memories, key=lambda m: m.created_at)
+        seen: set[str] = set()
+        kept: list[str] = []
+        for memory in ordered:
+            for sentence in tx.sentences(memory.text):
+                key = tx.normalized(sentence)
+                if key and key not in seen:
+                    seen.add(key)
+                    kept.append(_terminated(sentence))
+        text = " ".join(kept) or None
+        return TextResult(text, f"union of {len(kept)} distinct sentences", JUDGE_NAME)
+
+    def compress(self, memories: Sequence[MemoryRecord]) -> TextResult:
+        """The seed's fallback summary, "Summary: a | b | c", without repeated texts."""
+        seen: set[str] = set()
+        parts: list[str] = []
+        for memory in memories:
+            key = tx.normalized(memory.text)
+            if key and key not in seen:
+                seen.add(key)
+                parts.append(memory.text.strip())
+        text = "Summary: " + " | ".join(parts) if parts else None
+        return TextResult(text, f"concatenation of {len(parts)} distinct memories", JUDGE_NAME)
+
+
+def _decision(
+    action: Action,
+    targets: list[str],
+    text: str | None,
+    confidence: float,
+    reasoning: str,
+    area: Area | None = None,
+) -> Decision:
+    return Decision(
+        action=action,
+        target_ids=targets,
+        text=text,
+        area=area,
+        confidence=confidence,
+        reasoning=reasoning,
+        judge=JUDGE_NAME,
+        model=None,
+    )
+
+
+def _keep(target: MemoryRecord, reasoning: str) -> Decision:
+    return _decision(Action.KEEP_SEPARATE, [target.id], None, 0.7, reasoning)
+
+
+def _verdict(label: PairLabel, confidence: float, reasoning: str) -> PairVerdict:
+    return PairVerdict(label=label, confidence=confidence, reasoning=reasoning, judge=JUDGE_NAME)
+
+
+def _longer(a: str, b: str) -> str:
+    return b if len(b.strip()) > len(a.strip()) else a
+
+
+def _terminated(sentence: str) -> str:
+    return sentence if sentence.endswith((".", "!", "?", "…")) else f"{sentence}."

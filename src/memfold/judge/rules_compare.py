@@ -1,0 +1,195 @@
+"""How two memory texts relate, by rules alone: the evidence the rule judge decides on.
+
+Embedding similarity cannot tell "likes coffee" from "doesn't like coffee" (cosine 0.83),
+so the relation is read from the words: normalized equality, ordered containment of
+content words, scoped negation flips and one value swapped for another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from memfold.policy import text as tx
+
+
+class Relation(StrEnum):
+    EXACT = "exact"  # same text after case/space/punctuation normalization
+    SAME_WORDS = "same_words"  # same words in the same order, articles aside
+    CONTAINS = "contains"  # the longer says all the shorter says, as one block, and more
+    SUBSUMES = "subsumes"  # the longer keeps every word of the shorter, in order
+    NEGATION_FLIP = "negation_flip"  # one negates or retracts what the other states
+    VALUE_CHANGE = "value_change"  # same statement, another number / date / name
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleThresholds:
+    """Rule-judge thresholds (mirrors the settings asked for in ConsolidationSettings)."""
+
+    # Share of content words (Dice, cue words removed) two texts must share for a negation
+    # flip to count as a contradiction of the same statement.
+    flip_min_overlap: float = 0.85
+    # Content words (besides the swapped values) allowed to differ in a value change.
+    value_max_other_diff: int = 1
+    # Content words both texts must share for a value change.
+    value_min_shared: int = 2
+    # Cosine above which content-word subsumption (words inserted) may become a MERGE.
+    merge_min_similarity: float = 0.93
+    # A text with this many content words or fewer is filed under "fragments".
+    fragment_max_words: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    relation: Relation
+    # Dice overlap of content words with cue phrases removed (0..1).
+    overlap: float
+    # True when the newer text ("b") carries a change or retraction cue.
+    change_cue: bool
+    # True when "b" is the longer (containing) text; meaningful for containment relations.
+    newer_is_longer: bool
+    detail: str
+
+
+def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
+    """Relation between an older memory text and a newer one."""
+    # A cue counts only if it is new: "we're now fighting" in both texts updates nothing.
+    cue = tx.has_change_cue(newer) and not tx.has_change_cue(older)
+    seq_a, seq_b = _core_sequence(older), _core_sequence(newer)
+    overlap = _dice(set(seq_a), set(seq_b))
+    newer_longer = len(tx.strict_sequence(newer)) >= len(tx.strict_sequence(older))
+
+    def result(relation: Relation, detail: str, longer: bool = newer_longer) -> Comparison:
+        return Comparison(relation, overlap, cue, longer, detail)
+
+    if tx.normalized(older) == tx.normalized(newer):
+        return result(Relation.EXACT, "identical after normalization")
+
+    flip = _negation_flip(older, newer, overlap, limits)
+    if flip:
+        return result(Relation.NEGATION_FLIP, flip)
+
+    swap = _value_change(older, newer, limits, cue)
+    if swap:
+        return result(Relation.VALUE_CHANGE, swap)
+
+    full_a, full_b = tx.strict_sequence(older), tx.strict_sequence(newer)
+    if not full_a or not full_b or not _same_polarity_or_outside(older, newer):
+        return result(Relation.OTHER, "no rule matched")
+    if tx.is_question(older) != tx.is_question(newer):
+        return result(Relation.OTHER, "a question and a statement")
+    if full_a == full_b:
+        return result(Relation.SAME_WORDS, "same words in the same order")
+    short, long = (full_a, full_b) if len(full_a) <= len(full_b) else (full_b, full_a)
+    longer_is_newer = long is full_b
+    if not (tx.numbers(older) | tx.numbers(newer)) <= tx.numbers(
+        newer if longer_is_newer else older
+    ):
+        return result(Relation.OTHER, "numbers differ")
+    if _is_block(short, long):
+        return result(Relation.CONTAINS, "one text contains the other", longer_is_newer)
+    if _is_subsequence(short, long):
+        return result(Relation.SUBSUMES, "one text keeps every word of the other", longer_is_newer)
+    return result(Relation.OTHER, "no rule matched")
+
+
+def _core_sequence(text: str) -> list[str]:
+    """Content words with change/retraction cue phrases removed (they are not the fact)."""
+    padded = f" {tx.normalized(text)} "
+    for phrase in sorted(set(tx.CHANGE_PHRASES + tx.RETRACTION_PHRASES), key=len, reverse=True):
+        padded = padded.replace(f" {phrase} ", " ")
+    return tx.content_sequence(padded)
+
+
+def _negated_terms(text: str) -> set[str]:
+    """Content words in the scope of a negation or retraction: the next content word."""
+    words = [w.lower() for w in tx.tokens(text)]
+    scoped: set[str] = set()
+    for i, word in enumerate(words):
+        starts = tx.is_negation(word) or word in ("longer", "stopped", "quit", "used")
+        if word == "used" and (i + 1 >= len(words) or words[i + 1] != "to"):
+            starts = False
+        if not starts:
+            continue
+        taken = 0
+        for follower in words[i + 1 :]:
+            if follower in tx.STOPWORDS or tx.is_negation(follower) or follower == "longer":
+                continue
+            scoped.add(tx.stem(follower))
+            taken += 1
+            if taken == 1:
+                break
+    return scoped
+
+
+def _negation_flip(older: str, newer: str, overlap: float, limits: RuleThresholds) -> str:
+    neg_a, neg_b = tx.negated(older), tx.negated(newer)
+    if neg_a == neg_b or overlap < limits.flip_min_overlap:
+        return ""
+    negated_text, plain_text = (older, newer) if neg_a else (newer, older)
+    scope = _negated_terms(negated_text)
+    plain_words = set(_core_sequence(plain_text))
+    # "anymore" retracts the whole statement, wherever it stands.
+    whole = tx.has_phrase(negated_text, ("anymore", "any more", "not anymore"))
+    hit = scope & plain_words
+    if not hit and not whole:
+        return ""
+    what = ", ".join(sorted(hit)) or "the statement"
+    side = "older" if neg_a else "newer"
+    return f"the {side} memory negates {what} (content overlap {overlap:.2f})"
+
+
+def _values(text: str) -> set[str]:
+    """Slot values that can be swapped: numbers, absolute dates, names. Relative days
+    ("today", "yesterday") name the same date differently and never count as a swap."""
+    absolute_dates = tx.dates(text) - tx.RELATIVE_DAYS
+    return tx.numbers(text) | absolute_dates | {n.lower() for n in tx.name_tokens_in_order(text)}
+
+
+def _value_change(older: str, newer: str, limits: RuleThresholds, cue: bool) -> str:
+    values_a, values_b = _values(older), _values(newer)
+    gone, came = values_a - values_b, values_b - values_a
+    # Exactly one slot swapped: several values changing at once is another statement.
+    if len(gone) != 1 or len(came) != 1:
+        return ""
+    stemmed_values = {tx.stem(v) for v in values_a | values_b} | values_a | values_b
+    core_a = {w for w in _core_sequence(older) if w not in stemmed_values}
+    core_b = {w for w in _core_sequence(newer) if w not in stemmed_values}
+    shared = core_a & core_b
+    other_diff = len(core_a ^ core_b)
+    # A change cue ("moved to Berlin") stands in for one shared word ("lives in Paris").
+    min_shared = limits.value_min_shared - (1 if cue else 0)
+    if len(shared) < min_shared or other_diff > limits.value_max_other_diff:
+        return ""
+    return (
+        f"same statement with another value: {', '.join(sorted(gone))} -> {', '.join(sorted(came))}"
+    )
+
+
+def _same_polarity_or_outside(older: str, newer: str) -> bool:
+    """Containment is allowed when both have the same polarity, or the negation only
+    covers words the other text never said ("likes coffee" / "likes coffee, not tea")."""
+    neg_a, neg_b = tx.negated(older), tx.negated(newer)
+    if neg_a == neg_b:
+        return True
+    negated_text, plain_text = (older, newer) if neg_a else (newer, older)
+    if tx.has_retraction_cue(negated_text):
+        return False
+    return not (_negated_terms(negated_text) & set(tx.content_sequence(plain_text)))
+
+
+def _dice(a: set[str], b: set[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return 2.0 * len(a & b) / (len(a) + len(b))
+
+
+def _is_block(short: list[str], long: list[str]) -> bool:
+    n = len(short)
+    return any(long[i : i + n] == short for i in range(len(long) - n + 1))
+
+
+def _is_subsequence(short: list[str], long: list[str]) -> bool:
+    remaining = iter(long)
+    return all(word in remaining for word in short)
