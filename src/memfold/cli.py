@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from memfold import render
-from memfold.errors import MemfoldError
+from memfold.errors import InvalidInput, MemfoldError
 from memfold.memory import Memory
 
 app = typer.Typer(
@@ -299,6 +299,20 @@ def usage(path: PathOpt = None, as_json: JsonOpt = False) -> None:
             str(r["completion_tokens"]),
         )
     render.console.print(table)
+
+
+@app.command("fake-llm")
+def fake_llm(
+    script: Annotated[Path, typer.Option("--script", help="JSON array or JSONL of replies.")],
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8808,
+    cycle: Annotated[bool, typer.Option(help="Start the script over when it runs out.")] = False,
+) -> None:
+    """Serve a scripted OpenAI-compatible API on 127.0.0.1 (chat + local embeddings)."""
+    from memfold.testing.fake_llm import run_from_script_file
+
+    if not script.is_file():
+        raise InvalidInput(f"no such script file: {script}")
+    run_from_script_file(script, port, cycle=cycle)
 
 
 @app.command()

@@ -51,6 +51,13 @@ class SearchSettings(BaseModel):
     fusion_depth: int = Field(50, ge=1)
     # Similarity below which a vector hit is not counted in hybrid fusion.
     min_vector_score: float = Field(-1.0, ge=-1.0, le=1.0)
+    # Keyword terms found in more than this share of all memories carry almost no
+    # information but make FTS5 rank every row: they are left out of the query.
+    keyword_max_df_share: float = Field(0.2, gt=0.0, le=1.0)
+    # ...but only in stores this large: in a small one every word is "common".
+    keyword_prune_min_docs: int = Field(2000, ge=0)
+    # Document frequencies are cached until the store grows by this share.
+    keyword_df_refresh_share: float = Field(0.1, gt=0.0)
 
 
 class ConsolidationSettings(BaseModel):
@@ -131,6 +138,9 @@ class RoleSettings(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     timeout_s: float = Field(60.0, gt=0)
     max_retries: int = Field(3, ge=0)
+    retry_backoff_s: float = Field(0.2, ge=0.0)
+    retry_backoff_max_s: float = Field(2.0, ge=0.0)
+    probe_timeout_s: float = Field(5.0, gt=0)
     requests_per_minute: float | None = Field(None, gt=0)
     tokens_per_minute: float | None = Field(None, gt=0)
     daily_token_budget: int | None = Field(None, ge=0)
@@ -155,9 +165,12 @@ class LLMSettings(BaseModel):
         }
     )
 
+    # How long an unreachable endpoint is left alone before it is probed again.
+    recheck_after_s: float = Field(60.0, ge=0.0)
+
     @property
     def configured(self) -> bool:
-        return bool(self.base_url or self.utility.base_url)
+        return bool(self.base_url or self.utility.base_url or self.main.base_url)
 
 
 class Settings(BaseSettings):

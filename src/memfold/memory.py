@@ -84,7 +84,13 @@ class Memory:
         self.path = (location or default_store_path()).expanduser()
         mode = consolidate or self.settings.consolidation.mode
         self.mode = clean_enum(mode, ConsolidateMode, "consolidate")
-        self.store = SQLiteStore(self.path, busy_timeout_ms=self.settings.store.busy_timeout_ms)
+        self.store = SQLiteStore(
+            self.path,
+            busy_timeout_ms=self.settings.store.busy_timeout_ms,
+            keyword_max_df_share=self.settings.search.keyword_max_df_share,
+            keyword_df_refresh_share=self.settings.search.keyword_df_refresh_share,
+            keyword_prune_min_docs=self.settings.search.keyword_prune_min_docs,
+        )
         embedder = embedder or make_embedder(self.settings.embed)
         self.ctx = Context(
             store=self.store,

@@ -24,6 +24,7 @@ _STATUS_CODES = {s: i for i, s in enumerate(Status)}
 _AREA_CODES = {a: i for i, a in enumerate(Area)}
 _DEAD = len(_STATUS_CODES)  # a row whose memory moved away or was deleted
 _GROWTH = 1.25
+_SYNC_CHUNK = 4096  # rows applied at a time, so a first load never holds two copies
 
 
 class ChangeFeed(Protocol):
@@ -31,6 +32,7 @@ class ChangeFeed(Protocol):
 
     def max_seq(self) -> int: ...
     def changes_since(self, seq: int) -> Iterable[IndexRow]: ...
+    def scope_sizes(self) -> dict[str, int]: ...
 
 
 @dataclass
@@ -55,7 +57,7 @@ class _ScopeBlock:
         need = self.n + extra
         if need <= self.matrix.shape[0]:
             return
-        cap = max(need, int(self.matrix.shape[0] * _GROWTH), 64)
+        cap = max(need, int(self.matrix.shape[0] * _GROWTH) if self.n else need, 64)
         matrix = np.zeros((cap, self.dim), dtype=np.float32)
         matrix[: self.n] = self.matrix[: self.n]
         status = np.full(cap, _DEAD, dtype=np.int8)
@@ -80,9 +82,20 @@ class VectorIndex:
         with self._lock:
             if feed.max_seq() == self._seq:
                 return 0
-            rows = list(feed.changes_since(self._seq))
-            self.apply(rows)
-            return len(rows)
+            if not self._where:
+                # First load: allocate each scope's matrix once, at its final size.
+                for scope_key, size in feed.scope_sizes().items():
+                    self._block(scope_key).reserve(size)
+            applied = 0
+            chunk: list[IndexRow] = []
+            for row in feed.changes_since(self._seq):
+                chunk.append(row)
+                if len(chunk) >= _SYNC_CHUNK:
+                    self.apply(chunk)
+                    applied += len(chunk)
+                    chunk = []
+            self.apply(chunk)
+            return applied + len(chunk)
 
     def apply(self, rows: Sequence[IndexRow]) -> None:
         with self._lock:

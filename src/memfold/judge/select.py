@@ -1,23 +1,30 @@
-"""Choosing the judge: the LLM judge when one is configured and reachable, else rules."""
+"""Choosing the judge: the LLM judge when one is configured (rules behind it), else rules."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from memfold.config import Settings
 from memfold.judge.base import Judge
-
-log = logging.getLogger(__name__)
+from memfold.judge.rules import RuleJudge
 
 
 def make_judge(settings: Settings, *, usage_sink: Any = None) -> Judge:
-    """The offline RuleJudge unless an LLM endpoint is configured."""
-    from memfold.judge.rules import RuleJudge
+    """The offline RuleJudge unless an LLM endpoint is configured.
 
+    A configured but incomplete endpoint (no model) raises ConfigError here, at
+    configuration time, not at the first call.
+    """
     rules = RuleJudge(settings.consolidation)
     if not settings.llm.configured:
         return rules
-    from memfold.judge.llm import make_llm_judge
+    from memfold.judge.fallback import FallbackJudge
+    from memfold.judge.llm import LLMJudge
 
-    return make_llm_judge(settings, fallback=rules, usage_sink=usage_sink)
+    llm = LLMJudge(
+        settings.llm,
+        batch_size=settings.consolidation.batch_size,
+        classify_batch=settings.review.classify_batch,
+        usage_sink=usage_sink,
+    )
+    return FallbackJudge(llm, rules, recheck_after_s=settings.llm.recheck_after_s)

@@ -152,6 +152,27 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX llm_calls_time ON llm_calls(time);
         """,
     ),
+    (
+        3,
+        """
+        ALTER TABLE consolidation_queue ADD COLUMN proposal TEXT;
+        ALTER TABLE consolidation_queue ADD COLUMN note TEXT;
+        CREATE INDEX queue_scope_created ON consolidation_queue(scope_key, created_at);
+        CREATE TABLE feedback_applied (
+            memory_id TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            log_id INTEGER,
+            time TEXT NOT NULL,
+            PRIMARY KEY (memory_id, rule)
+        );
+        """,
+    ),
+    (
+        4,
+        """
+        CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row');
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
@@ -37,65 +36,9 @@ from memfold.store.codec import (
     row_to_memory,
 )
 from memfold.store.connection import Connections
+from memfold.store.fts import DocFrequencies, match_expression, query_words
 from memfold.store.sqlite_review import ReviewTablesMixin
 from memfold.store.sqlite_usage import UsageTableMixin
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-_FTS_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "do",
-        "does",
-        "did",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "the",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-        "my",
-        "me",
-    ]
-)
-
-
-def fts_query(text: str) -> str:
-    """An FTS5 OR-query of the distinct content words of ``text`` (quoted: no syntax leaks)."""
-    words = []
-    seen: set[str] = set()
-    for w in _WORD.findall(text.lower()):
-        if w in _FTS_STOPWORDS or w in seen:
-            continue
-        seen.add(w)
-        words.append('"' + w.replace('"', '""') + '"')
-    return " OR ".join(words)
 
 
 def _placeholders(n: int) -> str:
@@ -103,10 +46,20 @@ def _placeholders(n: int) -> str:
 
 
 class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30_000) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        busy_timeout_ms: int = 30_000,
+        keyword_max_df_share: float = 1.0,
+        keyword_df_refresh_share: float = 0.1,
+        keyword_prune_min_docs: int = 2000,
+    ) -> None:
         self.path = Path(path).expanduser()
         self.location = str(self.path)
         self._db = Connections(self.path, busy_timeout_ms=busy_timeout_ms)
+        self._max_df_share = keyword_max_df_share
+        self._doc_freq = DocFrequencies(keyword_df_refresh_share, keyword_prune_min_docs)
 
     # plumbing ---------------------------------------------------------------
     def close(self) -> None:
@@ -292,15 +245,24 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
         return int(row[0][0])
 
     def changes_since(self, seq: int) -> Iterator[IndexRow]:
-        rows = self._q(
+        """Rows written after ``seq``, oldest change first, streamed (not all in memory)."""
+        cursor = self._db.get().execute(
             "SELECT seq, id, scope_key, status, area, embedding, embedding_model "
             "FROM memories WHERE seq > ? ORDER BY seq",
             (seq,),
         )
-        for r in rows:
-            yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), blob_to_vec(r[5]), r[6])
+        while rows := cursor.fetchmany(2048):
+            for r in rows:
+                vec = blob_to_vec(r[5])
+                yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6])
         for seq_, id_ in self._q("SELECT seq, id FROM tombstones WHERE seq > ?", (seq,)):
             yield IndexRow(seq_, id_, "", Status.ARCHIVED, Area.MAIN, None, None, deleted=True)
+
+    def scope_sizes(self) -> dict[str, int]:
+        return {
+            str(k): int(v)
+            for k, v in self._q("SELECT scope_key, count(*) FROM memories GROUP BY scope_key")
+        }
 
     def embedding_models(self) -> dict[str, int]:
         rows = self._q(
@@ -319,9 +281,15 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
         statuses: Sequence[Status],
         areas: Sequence[Area] | None = None,
     ) -> list[tuple[str, float]]:
-        match = fts_query(query)
-        if not match:
+        words = self._doc_freq.prune(
+            query_words(query),
+            total_docs=self._fts_rows(),
+            max_share=self._max_df_share,
+            lookup=self._vocab_counts,
+        )
+        if not words:
             return []
+        match = match_expression(words)
         where, params = self._filters(scope, statuses, areas)
         sql = (
             "SELECT m.id, f.rank FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
@@ -329,6 +297,18 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
             "ORDER BY f.rank LIMIT ?"
         )
         return [(r[0], float(r[1])) for r in self._q(sql, [match, *params, k])]
+
+    def _fts_rows(self) -> int:
+        return int(self._q("SELECT coalesce(max(rowid), 0) FROM memories")[0][0])
+
+    def _vocab_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for term in terms:  # one indexed lookup each; IN (...) scans the vocabulary
+            for found, docs in self._q(
+                "SELECT term, doc FROM memories_vocab WHERE term = ?", (term,)
+            ):
+                counts[str(found)] = int(docs)
+        return counts
 
     # links ------------------------------------------------------------------
     def add_links(self, links: Sequence[Link]) -> None:

@@ -45,6 +45,19 @@ class UsageTableMixin:
             ),
         )
 
+    def tokens_today(self, *, role: str | None = None) -> int:
+        """Prompt + completion tokens spent since 00:00 UTC (the daily budget's meter)."""
+        start = utcnow().replace(hour=0, minute=0, second=0, microsecond=0).isoformat()
+        sql = (
+            "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0) FROM llm_calls "
+            "WHERE time >= ?"
+        )
+        params: list[Any] = [start]
+        if role is not None:
+            sql += " AND role = ?"
+            params.append(role)
+        return int(self._q(sql, params)[0][0])
+
     def llm_usage(self, since: datetime | None = None) -> list[JSONDict]:
         """Totals per (day, task, role, model, outcome)."""
         try:

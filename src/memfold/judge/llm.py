@@ -1,0 +1,348 @@
+"""LLMJudge: the Judge protocol on any OpenAI-compatible chat endpoint.
+
+One call per batch (up to ``batch_size`` new memories, or ``classify_batch``
+pairs) keeps LLM calls few. Texts are masked before they leave and unmasked
+in what comes back. Nothing raises out of the judge: any failure becomes a
+SKIP (or a verdict/text of None) carrying the reason, ``transient`` when a
+later retry may succeed. Tokens of a batched call are split evenly across
+its results (remainder on the first), so per-row log tokens sum to the call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from memfold.config import LLMSettings
+from memfold.errors import LLMError
+from memfold.judge.base import PairInput, PairVerdict, SaveItem, TextResult
+from memfold.judge.prompts import Prompt, load_prompt
+from memfold.llm.client import LLMClient
+from memfold.llm.loop import LoopThread
+from memfold.llm.schemas import (
+    ClassificationEnvelope,
+    ClassificationReply,
+    ConsolidationEnvelope,
+    ConsolidationReply,
+    DecisionOut,
+    TextReply,
+    VerdictOut,
+)
+from memfold.llm.secrets import MaskSession
+from memfold.llm.usage import CallUsage, UsageSink, usage_of
+from memfold.model import Action, Area, Decision, MemoryRecord, PairLabel
+
+log = logging.getLogger("memfold.judge.llm")
+
+TASKS = ("consolidation", "classification", "compression")
+T = TypeVar("T")
+
+
+def split_tokens(total: int, parts: int) -> list[int]:
+    """``total`` spread over ``parts`` results, remainder on the first; sums to ``total``."""
+    if parts <= 0:
+        return []
+    share, rest = divmod(total, parts)
+    return [share + rest] + [share] * (parts - 1)
+
+
+def _memory(record: MemoryRecord, session: MaskSession) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "text": session.mask(record.text),
+        "area": record.area.value,
+        "created_at": record.created_at.isoformat(timespec="seconds"),
+        "updated_at": record.updated_at.isoformat(timespec="seconds"),
+    }
+
+
+def _messages(prompt: Prompt, payload: dict[str, Any]) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": prompt.text},
+        {"role": "user", "content": json.dumps(payload, ensure_ascii=False)},
+    ]
+
+
+def _why(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _transient(exc: BaseException) -> bool:
+    return bool(exc.transient) if isinstance(exc, LLMError) else False
+
+
+class LLMJudge:
+    """Judge backed by an LLM; see the module docstring for the failure contract."""
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        batch_size: int = 8,
+        classify_batch: int = 8,
+        usage_sink: UsageSink | None = None,
+    ) -> None:
+        if batch_size < 1 or classify_batch < 1:
+            raise ValueError("batch sizes must be at least 1")
+        # Raises ConfigError now if a task used by the judge has no endpoint or model.
+        self._client = LLMClient(settings, usage_sink=usage_sink, tasks=TASKS)
+        self._batch_size = batch_size
+        self._classify_batch = classify_batch
+        self._loop: LoopThread | None = None
+
+    @property
+    def name(self) -> str:
+        return "llm"
+
+    @property
+    def client(self) -> LLMClient:
+        return self._client
+
+    def _runner(self) -> LoopThread:
+        if self._loop is None or self._loop.closed:
+            self._loop = LoopThread()
+        return self._loop
+
+    def _sync(self, coro_fn: Callable[[], Any], fallback: Callable[[BaseException], T]) -> T:
+        try:
+            result: T = self._runner().run(coro_fn())
+            return result
+        except Exception as exc:  # the protocol promises never to raise
+            log.exception("LLM judge failed unexpectedly")
+            return fallback(exc)
+
+    # --- availability -------------------------------------------------------
+
+    def available(self) -> bool:
+        """Whether the consolidation endpoint answers (logged once when it does not)."""
+        return self._sync(lambda: self._client.available("consolidation"), lambda _: False)
+
+    async def aavailable(self) -> bool:
+        return await self._runner().run_async(self._client.available("consolidation"))
+
+    # --- decide -------------------------------------------------------------
+
+    def decide(self, items: Sequence[SaveItem]) -> list[Decision]:
+        return self._sync(
+            lambda: self._decide(items), lambda exc: [self._skip(exc, None) for _ in items]
+        )
+
+    async def adecide(self, items: Sequence[SaveItem]) -> list[Decision]:
+        return await self._runner().run_async(self._decide(items))
+
+    async def _decide(self, items: Sequence[SaveItem]) -> list[Decision]:
+        out: list[Decision] = []
+        for start in range(0, len(items), self._batch_size):
+            out.extend(await self._decide_batch(items[start : start + self._batch_size]))
+        return out
+
+    def _skip(self, exc: BaseException | str, usage: CallUsage | None, tokens: int = 0) -> Decision:
+        reason = exc if isinstance(exc, str) else _why(exc)
+        return Decision(
+            action=Action.SKIP,
+            reasoning=reason,
+            judge=self.name,
+            model=None if usage is None else usage.model,
+            transient=False if isinstance(exc, str) else _transient(exc),
+        )
+
+    async def _decide_batch(self, batch: Sequence[SaveItem]) -> list[Decision]:
+        prompt = load_prompt("consolidation")
+        session = MaskSession()
+        results: list[Decision]
+        usage: CallUsage | None
+        try:
+            payload = {
+                "items": [
+                    {
+                        "item": n,
+                        "new": _memory(item.new, session),
+                        "candidates": [
+                            {**_memory(c.memory, session), "similarity": round(c.similarity, 4)}
+                            for c in item.candidates
+                        ],
+                    }
+                    for n, item in enumerate(batch, start=1)
+                ]
+            }
+            result = await self._client.complete(
+                "consolidation",
+                _messages(prompt, payload),
+                ConsolidationEnvelope,
+                send_schema=ConsolidationReply,
+                masking=session,
+            )
+            usage = result.usage
+            by_item: dict[int, dict[str, Any]] = {}
+            for raw in result.value.decisions:
+                number = raw.get("item")
+                if isinstance(number, int) and number not in by_item:
+                    by_item[number] = raw
+            results = [self._decision(by_item.get(n), n, session) for n in range(1, len(batch) + 1)]
+        except Exception as exc:
+            usage = usage_of(exc)
+            results = [self._skip(exc, usage) for _ in batch]
+        self._stamp(results, usage, prompt)
+        return results
+
+    def _decision(self, raw: dict[str, Any] | None, number: int, session: MaskSession) -> Decision:
+        if raw is None:
+            return self._skip(f"the reply had no decision for item {number}", None)
+        try:
+            out = DecisionOut.model_validate(raw)
+            return Decision(
+                action=Action(out.action),
+                target_ids=list(out.target_ids),
+                text=session.unmask_optional(out.text),
+                area=None if out.area is None else Area(out.area),
+                importance=out.importance,
+                confidence=out.confidence,
+                reasoning=session.unmask(out.reasoning),
+                judge=self.name,
+            )
+        except (ValidationError, LLMError) as exc:
+            return self._skip(f"invalid decision for item {number}: {_why(exc)}", None)
+
+    def _stamp(self, rows: Sequence[Any], usage: CallUsage | None, prompt: Prompt) -> None:
+        """Fill model, prompt version and this row's share of the call's tokens."""
+        prompt_shares = split_tokens(0 if usage is None else usage.prompt_tokens, len(rows))
+        completion_shares = split_tokens(0 if usage is None else usage.completion_tokens, len(rows))
+        for row, p, c in zip(rows, prompt_shares, completion_shares, strict=True):
+            row.judge = self.name
+            row.model = None if usage is None else usage.model
+            row.prompt_version = prompt.label
+            row.prompt_tokens = p
+            row.completion_tokens = c
+
+    # --- classify -----------------------------------------------------------
+
+    def classify(self, pairs: Sequence[PairInput]) -> list[PairVerdict]:
+        return self._sync(
+            lambda: self._classify(pairs),
+            lambda exc: [PairVerdict(None, reasoning=_why(exc), judge=self.name) for _ in pairs],
+        )
+
+    async def aclassify(self, pairs: Sequence[PairInput]) -> list[PairVerdict]:
+        return await self._runner().run_async(self._classify(pairs))
+
+    async def _classify(self, pairs: Sequence[PairInput]) -> list[PairVerdict]:
+        out: list[PairVerdict] = []
+        for start in range(0, len(pairs), self._classify_batch):
+            out.extend(await self._classify_batch_call(pairs[start : start + self._classify_batch]))
+        return out
+
+    async def _classify_batch_call(self, batch: Sequence[PairInput]) -> list[PairVerdict]:
+        prompt = load_prompt("classification")
+        session = MaskSession()
+        usage: CallUsage | None
+        try:
+            payload = {
+                "pairs": [
+                    {
+                        "pair": n,
+                        "a": _memory(p.a, session),
+                        "b": _memory(p.b, session),
+                        "similarity": round(p.similarity, 4),
+                    }
+                    for n, p in enumerate(batch, start=1)
+                ]
+            }
+            result = await self._client.complete(
+                "classification",
+                _messages(prompt, payload),
+                ClassificationEnvelope,
+                send_schema=ClassificationReply,
+                masking=session,
+            )
+            usage = result.usage
+            by_pair: dict[int, dict[str, Any]] = {}
+            for raw in result.value.verdicts:
+                number = raw.get("pair")
+                if isinstance(number, int) and number not in by_pair:
+                    by_pair[number] = raw
+            verdicts = [self._verdict(by_pair.get(n), n, session) for n in range(1, len(batch) + 1)]
+        except Exception as exc:
+            usage = usage_of(exc)
+            verdicts = [PairVerdict(label=None, reasoning=_why(exc)) for _ in batch]
+        self._stamp(verdicts, usage, prompt)
+        return verdicts
+
+    def _verdict(
+        self, raw: dict[str, Any] | None, number: int, session: MaskSession
+    ) -> PairVerdict:
+        if raw is None:
+            return PairVerdict(label=None, reasoning=f"the reply had no verdict for pair {number}")
+        try:
+            out = VerdictOut.model_validate(raw)
+            return PairVerdict(
+                label=PairLabel(out.label),
+                confidence=out.confidence,
+                reasoning=session.unmask(out.reasoning),
+            )
+        except (ValidationError, LLMError) as exc:
+            return PairVerdict(label=None, reasoning=f"invalid verdict for pair {number}: {exc}")
+
+    # --- texts --------------------------------------------------------------
+
+    def merge_text(self, memories: Sequence[MemoryRecord]) -> TextResult:
+        return self._sync(lambda: self._text("consolidation", "merge", memories), self._no_text)
+
+    async def amerge_text(self, memories: Sequence[MemoryRecord]) -> TextResult:
+        return await self._runner().run_async(self._text("consolidation", "merge", memories))
+
+    def compress(self, memories: Sequence[MemoryRecord]) -> TextResult:
+        return self._sync(lambda: self._text("compression", "compress", memories), self._no_text)
+
+    async def acompress(self, memories: Sequence[MemoryRecord]) -> TextResult:
+        return await self._runner().run_async(self._text("compression", "compress", memories))
+
+    def _no_text(self, exc: BaseException) -> TextResult:
+        return TextResult(
+            text=None,
+            reasoning=_why(exc),
+            judge=self.name,
+            extra={"error": type(exc).__name__, "transient": str(_transient(exc)).lower()},
+        )
+
+    async def _text(
+        self, task: str, prompt_name: str, memories: Sequence[MemoryRecord]
+    ) -> TextResult:
+        prompt = load_prompt(prompt_name)
+        if not memories:
+            return TextResult(text=None, reasoning="no memories given", judge=self.name)
+        session = MaskSession()
+        try:
+            payload = {"memories": [_memory(m, session) for m in memories]}
+            result = await self._client.complete(
+                task, _messages(prompt, payload), TextReply, masking=session
+            )
+            out = TextResult(
+                text=session.unmask(result.value.text),
+                reasoning=session.unmask(result.value.reasoning),
+            )
+            usage: CallUsage | None = result.usage
+        except Exception as exc:
+            out = self._no_text(exc)
+            usage = usage_of(exc)
+        self._stamp([out], usage, prompt)
+        return out
+
+    # --- lifecycle ----------------------------------------------------------
+
+    def close(self) -> None:
+        """Close HTTP connections and stop the private event loop."""
+        if self._loop is not None and not self._loop.closed:
+            try:
+                self._loop.run(self._client.aclose())
+            finally:
+                self._loop.close()
+
+    def __enter__(self) -> LLMJudge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,303 @@
+"""The LLM client: one structured call to an OpenAI-compatible chat endpoint.
+
+Every call goes through the same path, in this order: mask secrets, check the
+daily budget and rate windows (fail at once when used up), send with bounded
+retries inside the role's timeout, check the reply for leaked placeholders,
+parse and validate it, record its cost. Each failure is a typed ``LLMError``
+carrying the call's usage (``usage_of(exc)``), so callers can SKIP and still
+log what was spent. An ``LLMClient`` must be used from one event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
+
+import openai
+from openai import AsyncOpenAI
+from pydantic import BaseModel
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
+
+from memfold.config import LLMSettings
+from memfold.errors import (
+    BudgetExhausted,
+    LLMError,
+    LLMReplyInvalid,
+    LLMTimeout,
+    LLMUnavailable,
+    SecretLeak,
+)
+from memfold.llm import usage as outcomes
+from memfold.llm.limits import RateLimits, check_daily_budget, estimate_tokens
+from memfold.llm.parsing import json_schema_of, parse_reply
+from memfold.llm.roles import ResolvedRole, resolve_all, resolve_role
+from memfold.llm.secrets import MaskSession
+from memfold.llm.usage import CallUsage, InMemoryUsageSink, UsageSink, attach_usage
+
+log = logging.getLogger("memfold.llm")
+
+T = TypeVar("T", bound=BaseModel)
+ChatMessage = dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class LLMResult(Generic[T]):
+    """A validated reply, its cost, and the raw (still masked) text."""
+
+    value: T
+    usage: CallUsage
+    raw: str
+
+
+def _retryable(exc: BaseException) -> bool:
+    """429, 5xx and connection errors may pass on a retry; other 4xx will not."""
+    return isinstance(
+        exc, openai.RateLimitError | openai.InternalServerError | openai.APIConnectionError
+    )
+
+
+def _json_instruction(schema: type[BaseModel]) -> str:
+    return (
+        "\n\nReply with one JSON object only, no prose, matching this JSON schema:\n"
+        + json.dumps(json_schema_of(schema), separators=(",", ":"))
+    )
+
+
+class LLMClient:
+    """Structured calls with limits, retries, masking and accounting.
+
+    ``tasks`` are resolved at construction (default: every task in
+    ``settings.task_roles``), so a missing base_url or model is a
+    ``ConfigError`` here rather than a SKIP on every call.
+    """
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        usage_sink: UsageSink | None = None,
+        tasks: Iterable[str] | None = None,
+    ) -> None:
+        self._settings = settings
+        names = list(settings.task_roles) if tasks is None else list(tasks)
+        self._roles = resolve_all(settings, names)
+        self._sink: UsageSink = usage_sink if usage_sink is not None else InMemoryUsageSink()
+        self._limits = RateLimits(list(self._roles.values()))
+        self._clients: dict[tuple[str, str | None], AsyncOpenAI] = {}
+        self._down: set[str] = set()
+
+    @property
+    def usage_sink(self) -> UsageSink:
+        return self._sink
+
+    def role(self, task: str) -> ResolvedRole:
+        """The role serving ``task`` (``ConfigError`` for an unknown or unconfigured task)."""
+        found = self._roles.get(task)
+        if found is None:
+            found = self._roles[task] = resolve_role(self._settings, task)
+        return found
+
+    def _openai(self, role: ResolvedRole) -> AsyncOpenAI:
+        key = (role.endpoint, role.api_key)
+        client = self._clients.get(key)
+        if client is None:
+            client = AsyncOpenAI(
+                base_url=role.base_url,
+                # Local servers (Ollama, llama.cpp) need no key; the SDK insists on one.
+                api_key=role.api_key or "not-needed",
+                max_retries=0,  # tenacity retries, inside our own timeout
+                timeout=role.settings.timeout_s,
+            )
+            self._clients[key] = client
+        return client
+
+    async def complete(
+        self,
+        task: str,
+        messages: Sequence[ChatMessage],
+        schema: type[T],
+        *,
+        send_schema: type[BaseModel] | None = None,
+        masking: MaskSession | None = None,
+    ) -> LLMResult[T]:
+        """Send ``messages`` for ``task``; the reply validated against ``schema``.
+
+        ``send_schema`` is the schema advertised to the model (default
+        ``schema``); a looser ``schema`` lets batch callers validate items one
+        by one. Pass ``masking`` to unmask the reply with the same session.
+        """
+        if not messages:
+            raise ValueError("complete() needs at least one message")
+        role = self.role(task)
+        session = masking if masking is not None else MaskSession()
+        advertised = send_schema or schema
+        masked = [{"role": m["role"], "content": session.mask(m["content"])} for m in messages]
+        if not role.settings.json_schema:
+            masked[0] = {
+                **masked[0],
+                "content": masked[0]["content"] + _json_instruction(advertised),
+            }
+        estimate = sum(estimate_tokens(m["content"]) for m in masked)
+        base = CallUsage(task=task, role=role.name, model=role.model)
+        started = time.perf_counter()
+        try:
+            check_daily_budget(role, self._sink, estimate)
+            await self._limits.take(role, estimate + role.settings.max_completion_tokens)
+        except BudgetExhausted as exc:
+            raise self._fail(exc, replace(base, outcome=outcomes.BUDGET), started) from None
+        completion, attempts = await self._send(role, base, masked, advertised, started)
+        used = completion.usage
+        usage = replace(
+            base,
+            prompt_tokens=used.prompt_tokens if used else 0,
+            completion_tokens=used.completion_tokens if used else 0,
+            attempts=attempts,
+        )
+        self._mark_up(role)
+        choice = completion.choices[0] if completion.choices else None
+        content = (choice.message.content if choice else None) or ""
+        try:
+            session.check(content)
+            value = parse_reply(content, schema)
+        except SecretLeak as exc:
+            raise self._fail(exc, replace(usage, outcome=outcomes.LEAK), started) from None
+        except LLMReplyInvalid as exc:
+            if choice is not None and choice.finish_reason == "length":
+                exc = LLMReplyInvalid(f"reply truncated at max_completion_tokens: {exc}")
+            raise self._fail(exc, replace(usage, outcome=outcomes.INVALID), started) from None
+        usage = replace(usage, latency_ms=(time.perf_counter() - started) * 1000)
+        self._record(usage, None)
+        return LLMResult(value=value, usage=usage, raw=content)
+
+    async def _send(
+        self,
+        role: ResolvedRole,
+        base: CallUsage,
+        messages: list[ChatMessage],
+        schema: type[BaseModel],
+        started: float,
+    ) -> tuple[Any, int]:
+        """The HTTP call with retries; every failure mapped to a typed ``LLMError``."""
+        kwargs: dict[str, Any] = {
+            "model": role.model,
+            "messages": messages,
+            "temperature": role.settings.temperature,
+            "max_completion_tokens": role.settings.max_completion_tokens,
+        }
+        if role.settings.json_schema:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": schema.__name__,
+                    "schema": json_schema_of(schema),
+                    "strict": False,
+                },
+            }
+        client = self._openai(role)
+        attempts = 0
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(role.settings.max_retries + 1),
+            wait=wait_exponential(multiplier=role.backoff_s, max=role.backoff_max_s)
+            + wait_random(0, role.backoff_s),
+            retry=retry_if_exception(_retryable),
+            reraise=True,
+        )
+        timeout_s = role.settings.timeout_s
+        try:
+            async with asyncio.timeout(timeout_s):
+                async for attempt in retrying:
+                    with attempt:
+                        attempts += 1
+                        completion = await client.chat.completions.create(**kwargs)
+        except TimeoutError:
+            exc: LLMError = LLMTimeout(
+                f"{role.endpoint} did not answer within {timeout_s:g} s ({attempts} attempt(s))"
+            )
+            raise self._fail(exc, replace(base, outcome=outcomes.TIMEOUT), started) from None
+        except openai.RateLimitError as err:
+            exc = BudgetExhausted(f"{role.endpoint} rate-limited the call (429): {err.message}")
+            raise self._fail(exc, replace(base, outcome=outcomes.RATE_LIMITED), started) from None
+        except openai.APITimeoutError:
+            exc = LLMTimeout(f"{role.endpoint} timed out after {attempts} attempt(s)")
+            raise self._fail(exc, replace(base, outcome=outcomes.TIMEOUT), started) from None
+        except openai.APIConnectionError as err:
+            exc = LLMUnavailable(f"{role.endpoint} unreachable: {err}")
+            self._mark_down(role, str(exc))
+            raise self._fail(exc, replace(base, outcome=outcomes.UNAVAILABLE), started) from None
+        except openai.APIStatusError as err:
+            exc = LLMUnavailable(f"{role.endpoint} answered HTTP {err.status_code}: {err.message}")
+            raise self._fail(exc, replace(base, outcome=outcomes.UNAVAILABLE), started) from None
+        except (openai.APIResponseValidationError, ValueError) as err:
+            exc = LLMReplyInvalid(f"{role.endpoint} sent a malformed response: {err}")
+            raise self._fail(exc, replace(base, outcome=outcomes.INVALID), started) from None
+        return completion, attempts
+
+    def _fail(self, exc: LLMError, usage: CallUsage, started: float) -> LLMError:
+        """Record a failed call and attach its usage to the error being raised."""
+        usage = replace(usage, latency_ms=(time.perf_counter() - started) * 1000)
+        self._record(usage, str(exc))
+        attach_usage(exc, usage)
+        return exc
+
+    def _record(self, usage: CallUsage, error: str | None) -> None:
+        try:
+            self._sink.record_llm_call(
+                task=usage.task,
+                role=usage.role,
+                model=usage.model,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                latency_ms=usage.latency_ms,
+                outcome=usage.outcome,
+                error=error,
+            )
+        except Exception:  # accounting must not turn a good reply into a SKIP
+            log.warning("could not record LLM usage", exc_info=True)
+
+    def _mark_down(self, role: ResolvedRole, reason: str) -> None:
+        """Log an unreachable endpoint once, not on every call."""
+        if role.endpoint not in self._down:
+            self._down.add(role.endpoint)
+            log.warning("LLM endpoint unavailable, LLM judging will SKIP: %s", reason)
+
+    def _mark_up(self, role: ResolvedRole) -> None:
+        if role.endpoint in self._down:
+            self._down.discard(role.endpoint)
+            log.info("LLM endpoint %s is reachable again", role.endpoint)
+
+    async def available(self, task: str = "consolidation") -> bool:
+        """Probe ``GET /models`` with a short timeout; any HTTP answer but 401/403 is up."""
+        role = self.role(task)
+        client = self._openai(role).with_options(timeout=role.probe_timeout_s)
+        try:
+            async with asyncio.timeout(role.probe_timeout_s):
+                await client.models.list()
+        except openai.APIStatusError as err:
+            if err.status_code in (401, 403):
+                self._mark_down(role, f"{role.endpoint} refused the API key ({err.status_code})")
+                return False
+        except (openai.APIConnectionError, TimeoutError) as err:
+            self._mark_down(role, f"{role.endpoint} unreachable: {err or 'timeout'}")
+            return False
+        self._mark_up(role)
+        return True
+
+    def is_down(self, task: str = "consolidation") -> bool:
+        """Whether the last call or probe found ``task``'s endpoint unreachable."""
+        return self.role(task).endpoint in self._down
+
+    async def aclose(self) -> None:
+        for client in self._clients.values():
+            await client.close()
+        self._clients.clear()
