@@ -60,9 +60,9 @@ def add(
     source: Annotated[
         list[str] | None, typer.Option("--source", "-s", help="Provenance id.")
     ] = None,
-    consolidate: Annotated[str, typer.Option(help="sync | off (background needs a process)")] = (
-        "sync"
-    ),
+    consolidate: Annotated[
+        str, typer.Option(help="sync | queue (for `memfold worker`) | off")
+    ] = "sync",
     as_json: JsonOpt = False,
 ) -> None:
     """Store a memory (consolidated against what is known, by default)."""
@@ -268,7 +268,7 @@ def worker(
 
     from memfold.engine.worker import drain
 
-    with _open(path, "off") as mem:
+    with _open(path, "queue") as mem:
         poll = mem.settings.consolidation.worker_poll_s
         while True:
             handled = drain(mem.ctx, mem.judge)

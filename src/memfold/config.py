@@ -61,7 +61,7 @@ class SearchSettings(BaseModel):
 
 
 class ConsolidationSettings(BaseModel):
-    mode: Literal["background", "sync", "off"] = "background"
+    mode: Literal["background", "sync", "queue", "off"] = "background"
     discovery_threshold: float = Field(0.70, ge=0.0, le=1.0)
     destructive_threshold: float = Field(0.90, ge=0.0, le=1.0)
     # DELETE (supersede a contradicted memory) has its own gate: negation flips sit

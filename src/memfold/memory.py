@@ -67,6 +67,7 @@ class Memory:
     ``path``: the SQLite file (argument, else ``MEMFOLD_PATH``, else the user
     data dir). ``consolidate``: "background" (default: a worker thread decides
     after ``add`` returns), "sync" (``add`` decides and returns the decision),
+    "queue" (``add`` only queues; a separate ``memfold worker`` process decides)
     or "off" (store only).
     """
 

@@ -90,9 +90,10 @@ class JobStatus(StrEnum):
 
 
 class ConsolidateMode(StrEnum):
-    BACKGROUND = "background"
-    SYNC = "sync"
-    OFF = "off"
+    BACKGROUND = "background"  # a worker thread in this process decides after add() returns
+    SYNC = "sync"  # add() decides and returns the decision
+    QUEUE = "queue"  # add() only queues the job; a separate `memfold worker` decides
+    OFF = "off"  # store only
 
 
 def utcnow() -> datetime:

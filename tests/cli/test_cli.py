@@ -103,3 +103,40 @@ def test_console_script_installed(tmp_path: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 2 and proc.stderr.strip().startswith("error: text is empty")
+
+
+def test_queue_then_separate_worker_process(tmp_path: Path) -> None:
+    db = str(tmp_path / "q.db")
+    exe = str(Path(sys.executable).parent / "memfold")
+    for _ in range(2):
+        proc = subprocess.run(
+            [
+                exe,
+                "add",
+                "Sam prefers Rust for systems work",
+                "-p",
+                db,
+                "-u",
+                "sam",
+                "--consolidate",
+                "queue",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["decision"] is None
+    stats = subprocess.run(
+        [exe, "stats", "-p", db, "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert json.loads(stats.stdout)["jobs_pending"] == 2
+    work = subprocess.run(
+        [exe, "worker", "-p", db, "--once"], capture_output=True, text=True, timeout=120
+    )
+    assert work.returncode == 0 and "consolidated" in work.stdout
+    listed = subprocess.run(
+        [exe, "list", "-p", db, "-u", "sam", "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert len(json.loads(listed.stdout)) == 1

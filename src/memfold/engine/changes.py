@@ -68,6 +68,11 @@ def commit(ctx: Context, change: ChangeSet, *, inside: Callable[[int], None] | N
         for rec in change.creates:
             store.insert_memories([rec])
         for rec in change.writes:
+            live = current.get(rec.id)
+            if live is not None and change.undoes is None:
+                # Retrievals counted since the change was planned are not content: keep them.
+                rec.access_count = max(rec.access_count, live.access_count)
+                rec.last_access_at = live.last_access_at or rec.last_access_at
             store.put_memory(rec)
         for mid in change.deletes:
             store.delete_memory_row(mid)
