@@ -196,3 +196,26 @@ def test_replies_with_a_placeholder_never_sent_are_rejected(
         r = mem.add(f"The deploy key for staging is {secret}.", user_id="s")
         assert r.decision is not None and r.decision.action.value == "SKIP"
         assert all(secret in m.text for m in mem.list(user_id="s"))
+
+
+def test_usage_command_reports_calls(
+    server: FakeLLMServer,
+    db_path: Path,
+    embedder: LocalEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from memfold.cli import main
+
+    server.set_script(_decide_all("KEEP_SEPARATE"))
+    with Memory(db_path, settings=_settings(server), embedder=embedder, consolidate="sync") as mem:
+        mem.add("Sam likes hiking in the Alps", user_id="s")
+        mem.add("Sam likes hiking in the Alps in summer", user_id="s")
+    monkeypatch.setenv("MEMFOLD_LLM_BASE_URL", server.base_url)
+    monkeypatch.setenv("MEMFOLD_LLM_MODEL", "fake-model")
+    with pytest.raises(SystemExit) as info:
+        main(["usage", "-p", str(db_path), "--json"])
+    assert info.value.code == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["task"], r["calls"], r["outcome"]) for r in rows] == [("consolidation", 1, "ok")]
+    assert rows[0]["prompt_tokens"] > 0 and rows[0]["completion_tokens"] > 0

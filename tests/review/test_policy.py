@@ -1,0 +1,131 @@
+"""The pure rules: P90 gate bands, breaker, feedback. No database."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memfold.config import ReviewSettings
+from memfold.model import Category, PairLabel
+from memfold.policy.review import (
+    Band,
+    FeedbackRule,
+    ScoredPair,
+    adjusted_importance,
+    breaker_trips,
+    enforce_label,
+    feedback_rules,
+    gate,
+    merge_anomalies,
+    p90,
+    past_cold_start,
+    queue_share_exceeded,
+    weighted_confidence,
+)
+
+CFG = ReviewSettings()
+
+
+def pairs(confidences: list[float]) -> list[ScoredPair]:
+    return [ScoredPair(i + 1, c) for i, c in enumerate(confidences)]
+
+
+def test_p90_matches_percentile_cont() -> None:
+    values = [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.6, 0.85, 0.88, 0.91, 0.97]
+    assert p90(values) == pytest.approx(float(np.percentile(values, 90)))
+    assert p90([]) is None
+    assert p90([0.4]) == 0.4
+
+
+def test_too_few_pairs_no_merges_and_diagnostic() -> None:
+    d = gate(pairs([0.99] * 9), CFG)
+    assert d.band is Band.TOO_FEW and d.selected == [] and len(d.diagnostic) == 9
+
+
+def test_below_floor_lists_the_ten_lowest() -> None:
+    confs = [0.84] * 12 + [0.5, 0.6]
+    d = gate(pairs(confs), CFG)
+    assert d.band is Band.BELOW_FLOOR and d.p90 == pytest.approx(0.84) and d.selected == []
+    assert len(d.diagnostic) == CFG.diagnostic_pairs
+    assert [p.confidence for p in d.diagnostic[:2]] == [0.5, 0.6]
+
+
+def test_conservative_band_caps_at_five_and_only_at_or_above_p90() -> None:
+    assert len(gate(pairs([0.87] * 12), CFG).selected) == 5
+    mixed = [0.80] * 8 + [0.86, 0.87, 0.88, 0.89]
+    d = gate(pairs(mixed), CFG)
+    assert d.band is Band.CONSERVATIVE and d.p90 is not None
+    assert 0.85 <= d.p90 < 0.90
+    chosen = {p.queue_id: p.confidence for p in pairs(mixed) if p.queue_id in d.selected}
+    assert chosen and all(c >= d.p90 for c in chosen.values())
+    assert len(chosen) == 2  # P90 = 0.879: only the 0.88 and 0.89 pairs qualify
+
+
+def test_high_band_caps_at_ten_highest_first_never_below_floor() -> None:
+    d = gate(pairs([0.93] * 12), CFG)
+    assert d.band is Band.HIGH and len(d.selected) == 10
+    mixed = [0.99] * 10 + [0.80, 0.60]
+    d = gate(pairs(mixed), CFG)
+    assert d.band is Band.HIGH and len(d.selected) == 10 and 11 not in d.selected
+
+
+def test_kill_switch_halt_and_daily_cap() -> None:
+    killed = gate(pairs([0.99] * 12), ReviewSettings(kill_switch=True))
+    assert killed.band is Band.KILLED and killed.selected == []
+    halted = gate(pairs([0.99] * 12), CFG, halt_reason="breaker open")
+    assert halted.band is Band.HALTED and halted.selected == []
+    capped = gate(pairs([0.99] * 12), CFG, merges_today=CFG.daily_merge_cap - 3)
+    assert len(capped.selected) == 3 and capped.reasons
+    assert gate(pairs([0.99] * 12), CFG, merges_today=CFG.daily_merge_cap).selected == []
+
+
+def test_queue_share() -> None:
+    assert not queue_share_exceeded(20, 100, CFG)
+    assert queue_share_exceeded(21, 100, CFG)
+    assert not queue_share_exceeded(5, 0, CFG)
+
+
+def test_core_is_never_duplicate() -> None:
+    label, why = enforce_label(PairLabel.DUPLICATE, [Category.CORE, Category.SEMANTIC])
+    assert label is PairLabel.RELATED and why
+    assert enforce_label(PairLabel.DUPLICATE, [Category.SEMANTIC])[0] is PairLabel.DUPLICATE
+    assert enforce_label(PairLabel.SUPERSEDED, [Category.CORE])[0] is PairLabel.SUPERSEDED
+
+
+def unit(v: list[float]) -> np.ndarray:
+    a = np.asarray(v, dtype=np.float32)
+    return a / np.linalg.norm(a)
+
+
+def test_breaker_length_and_drift() -> None:
+    v = unit([1, 0, 0])
+    ok = merge_anomalies("a" * 100, v, [("a" * 100, v), ("a" * 80, v)], CFG)
+    assert ok == []
+    short = merge_anomalies("a" * 59, v, [("a" * 100, v), ("a" * 20, v)], CFG)
+    assert len(short) == 1 and "length" in short[0]
+    assert merge_anomalies("a" * 60, v, [("a" * 100, v)], CFG) == []
+    far = unit([0.8, 0.6, 0])  # 1 - cos = 0.2 from v
+    drift = merge_anomalies("a" * 100, far, [("a" * 100, v), ("a" * 100, v)], CFG)
+    assert len(drift) == 1 and "drift" in drift[0]
+    near_one = merge_anomalies("a" * 100, far, [("a" * 100, v), ("a" * 100, far)], CFG)
+    assert near_one == []  # close to one source is enough
+    assert not breaker_trips(3, CFG) and breaker_trips(4, CFG)
+
+
+def test_feedback_rules_and_bounds() -> None:
+    assert feedback_rules({"used": 3}, CFG) == [FeedbackRule.BOOST]
+    assert feedback_rules({"used": 3, "ignored": 1}, CFG) == []
+    assert feedback_rules({"ignored": 3}, CFG) == [FeedbackRule.DECAY]
+    assert feedback_rules({"contradicted": 2}, CFG) == [FeedbackRule.REVIEW]
+    assert adjusted_importance(0.98, FeedbackRule.BOOST, CFG) == CFG.feedback_importance_cap
+    assert adjusted_importance(0.12, FeedbackRule.DECAY, CFG) == CFG.feedback_importance_floor
+    assert not past_cold_start(50, CFG) and past_cold_start(51, CFG)
+
+
+def test_weighted_confidence_only_lowers_and_is_bounded() -> None:
+    counts = [{"used": 1, "ignored": 1}, {"contradicted": 2}]
+    assert weighted_confidence(0.9, counts, 50, CFG) == 0.9  # cold start
+    w = weighted_confidence(0.9, counts, 51, CFG)
+    assert w == pytest.approx(0.9 * (1 - 0.1 * 3 / 4))
+    assert weighted_confidence(0.9, [{"used": 5}], 51, CFG) == 0.9
+    assert weighted_confidence(0.9, [{"ignored": 9}], 51, CFG) == pytest.approx(0.81)
