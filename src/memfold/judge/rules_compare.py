@@ -135,9 +135,8 @@ def _negation_flip(older: str, newer: str, overlap: float, limits: RuleThreshold
     hit = scope & plain_words
     if not hit and not whole:
         return ""
-    what = ", ".join(sorted(hit)) or "the statement"
     side = "older" if neg_a else "newer"
-    return f"the {side} memory negates {what} (content overlap {overlap:.2f})"
+    return f'the {side} memory negates "{plain_text}" (content overlap {overlap:.2f})'
 
 
 def _values(text: str) -> set[str]:
