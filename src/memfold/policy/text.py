@@ -6,6 +6,7 @@ They are deliberately simple; the guards that use them err on the side of refusi
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -122,6 +123,7 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Light suffix stripping so "likes"/"like" and "playing"/"play" match."""
     w = word.lower()
