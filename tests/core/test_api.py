@@ -171,3 +171,26 @@ def test_async_memory(db_path: Path, embedder: LocalEmbedder) -> None:
                 await mem.add("")
 
     asyncio.run(scenario())
+
+
+def test_manual_edit_reapplies_after_a_concurrent_change(
+    mem_off: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memfold.engine import edits
+
+    r = mem_off.add("Sam lives in Lyon", user_id="s")
+    real_require = edits.require
+    raced = []
+
+    def require_then_race(ctx: object, memory_id: str) -> object:
+        record = real_require(ctx, memory_id)  # type: ignore[arg-type]
+        if not raced:  # another writer bumps the version right after our read
+            raced.append(True)
+            mem_off.update(memory_id, importance=0.9)
+        return record
+
+    monkeypatch.setattr(edits, "require", require_then_race)
+    updated = mem_off.update(r.memory.id, text="Sam lives in Berlin")
+    assert updated.text == "Sam lives in Berlin"
+    assert updated.importance == pytest.approx(0.9)  # the other writer's change survives
+    assert updated.version == 3
