@@ -1,5 +1,6 @@
 """memfold: long-term memory for LLM agents that consolidates itself safely."""
 
+from memfold.async_memory import AsyncMemory
 from memfold.config import Settings
 from memfold.errors import (
     BudgetExhausted,
@@ -13,7 +14,7 @@ from memfold.errors import (
     NotFound,
     UndoRefused,
 )
-from memfold.memory import AsyncMemory, Memory
+from memfold.memory import Memory
 from memfold.model import (
     Action,
     AddResult,

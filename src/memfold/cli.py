@@ -7,11 +7,19 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from memfold import render
+from memfold.cli_common import (
+    AgentOpt,
+    JsonOpt,
+    PathOpt,
+    SessionOpt,
+    UserOpt,
+    open_memory,
+    progress_bar,
+)
+from memfold.cli_review import register_review
 from memfold.errors import InvalidInput, MemfoldError
-from memfold.memory import Memory
 
 app = typer.Typer(
     help="memfold: long-term memory for LLM agents that consolidates itself safely.",
@@ -19,30 +27,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-
-PathOpt = Annotated[
-    Path | None,
-    typer.Option("--path", "-p", help="SQLite file (default: MEMFOLD_PATH, else user data dir)."),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
-UserOpt = Annotated[str | None, typer.Option("--user", "-u", help="user_id scope.")]
-AgentOpt = Annotated[str | None, typer.Option("--agent", help="agent_id scope.")]
-SessionOpt = Annotated[str | None, typer.Option("--session", help="session_id scope.")]
-
-
-def _open(path: Path | None, consolidate: str | None = "off") -> Memory:
-    return Memory(path, consolidate=consolidate)
-
-
-def _progress() -> Progress:
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=render.err_console,
-        transient=True,
-    )
 
 
 @app.command()
@@ -66,7 +50,7 @@ def add(
     as_json: JsonOpt = False,
 ) -> None:
     """Store a memory (consolidated against what is known, by default)."""
-    with _open(path, consolidate) as mem:
+    with open_memory(path, consolidate) as mem:
         result = mem.add(
             text,
             user_id=user,
@@ -102,7 +86,7 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Search one scope."""
-    with _open(path) as mem:
+    with open_memory(path) as mem:
         hits = mem.search(
             query,
             user_id=user,
@@ -127,7 +111,7 @@ def search(
 @app.command()
 def get(memory_id: str, path: PathOpt = None, as_json: JsonOpt = False) -> None:
     """Show one memory, whatever its status."""
-    with _open(path) as mem:
+    with open_memory(path) as mem:
         record = mem.get(memory_id)
         if as_json:
             render.print_json(record.to_dict())
@@ -149,7 +133,7 @@ def list_(
     as_json: JsonOpt = False,
 ) -> None:
     """List the memories of one scope."""
-    with _open(path) as mem:
+    with open_memory(path) as mem:
         records = mem.list(
             user_id=user,
             agent_id=agent,
@@ -167,7 +151,7 @@ def list_(
 @app.command()
 def history(memory_id: str, path: PathOpt = None, as_json: JsonOpt = False) -> None:
     """Every logged change that touched a memory."""
-    with _open(path) as mem:
+    with open_memory(path) as mem:
         entries = mem.history(memory_id)
         if as_json:
             render.print_json([e.to_dict() for e in entries])
@@ -182,7 +166,7 @@ def log_(
     as_json: JsonOpt = False,
 ) -> None:
     """The consolidation log, newest first."""
-    with _open(path) as mem:
+    with open_memory(path) as mem:
         entries = mem.log(limit)
         if as_json:
             render.print_json([e.to_dict() for e in entries])
@@ -198,7 +182,7 @@ def undo(
     as_json: JsonOpt = False,
 ) -> None:
     """Restore the state before a logged change."""
-    with _open(path) as mem:
+    with open_memory(path) as mem:
         written = mem.undo(log_id, cascade=cascade)
         if as_json:
             render.print_json({"undo_log_ids": written})
@@ -209,7 +193,7 @@ def undo(
 @app.command()
 def stats(path: PathOpt = None, as_json: JsonOpt = False) -> None:
     """Counts by status, area, scope; file size; pending jobs."""
-    with _open(path) as mem:
+    with open_memory(path) as mem:
         data = mem.stats()
         if as_json:
             render.print_json(data)
@@ -220,7 +204,7 @@ def stats(path: PathOpt = None, as_json: JsonOpt = False) -> None:
 @app.command("export")
 def export_(out: Path, path: PathOpt = None) -> None:
     """Write every memory and link to a JSONL file."""
-    with _open(path) as mem, _progress() as bar:
+    with open_memory(path) as mem, progress_bar() as bar:
         task = bar.add_task("export", total=mem.store.count_memories())
         count = mem.export(out, progress=lambda n: bar.advance(task, n))
     render.console.print(f"exported {count} memories to {out}")
@@ -234,7 +218,7 @@ def import_(
     as_json: JsonOpt = False,
 ) -> None:
     """Import a JSONL export. One bad line imports nothing unless --skip-bad."""
-    with _open(path) as mem, _progress() as bar:
+    with open_memory(path) as mem, progress_bar() as bar:
         task = bar.add_task("import", total=None)
         report = mem.import_(file, skip_bad=skip_bad, progress=lambda n: bar.advance(task, n))
     if as_json:
@@ -251,7 +235,7 @@ def reembed(
     """Re-embed memories whose vectors come from another model."""
     from memfold.engine.transfer import count_stale
 
-    with _open(path) as mem, _progress() as bar:
+    with open_memory(path) as mem, progress_bar() as bar:
         total = mem.store.count_memories() if everything else count_stale(mem.ctx)
         task = bar.add_task("reembed", total=total)
         done = mem.reembed(everything=everything, progress=lambda n: bar.advance(task, n))
@@ -268,7 +252,7 @@ def worker(
 
     from memfold.engine.worker import drain
 
-    with _open(path, "queue") as mem:
+    with open_memory(path, "queue") as mem:
         poll = mem.settings.consolidation.worker_poll_s
         while True:
             handled = drain(mem.ctx, mem.judge)
@@ -284,7 +268,7 @@ def usage(path: PathOpt = None, as_json: JsonOpt = False) -> None:
     """LLM calls and tokens by day and task."""
     from rich.table import Table
 
-    with _open(path) as mem:
+    with open_memory(path) as mem:
         rows = mem.usage()
     if as_json:
         render.print_json(rows)
@@ -324,6 +308,9 @@ def demo(
     from memfold.demo import run_demo
 
     run_demo(path, as_json=as_json)
+
+
+register_review(app)
 
 
 def main(argv: list[str] | None = None) -> Any:

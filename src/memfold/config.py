@@ -108,6 +108,8 @@ class ReviewSettings(BaseModel):
     feedback_importance_cap: float = Field(1.0, ge=0.0, le=1.0)
     feedback_importance_floor: float = Field(0.1, ge=0.0, le=1.0)
     feedback_contradicted_review: int = Field(2, ge=1)
+    # How far recall feedback (ignored/contradicted share) lowers a pair's confidence.
+    feedback_confidence_weight: float = Field(0.1, ge=0.0, le=1.0)
 
 
 class LifecycleSettings(BaseModel):

@@ -1,8 +1,7 @@
-"""The facade: ``Memory`` (sync) and ``AsyncMemory`` (same methods, awaitable)."""
+"""The facade: ``Memory``. (``AsyncMemory``, the same methods awaitable, is in async_memory.)"""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -13,8 +12,10 @@ from memfold.config import Settings, default_store_path
 from memfold.embed import Embedder, make_embedder
 from memfold.engine import edits, transfer
 from memfold.engine.context import Context
+from memfold.engine.feedback import feedback as record_feedback
 from memfold.engine.ingest import NewMemory, build_records, store_records
 from memfold.engine.on_save import process_jobs
+from memfold.engine.review_api import Review
 from memfold.engine.search import SearchMode, search
 from memfold.engine.undo import undo as undo_change
 from memfold.engine.worker import BackgroundWorker, drain
@@ -257,6 +258,16 @@ class Memory:
             raise InvalidInput(f"log_id must be an integer, got {log_id!r}")
         return undo_change(self.ctx, log_id, cascade=cascade)
 
+    @property
+    def review(self) -> Review:
+        """Batch review: scan, classify, P90 gate, five-step merge, breaker, report."""
+        return Review(self.ctx, self.judge)
+
+    def feedback(self, memory_id: str, kind: str, context: str | None = None) -> _Ints:
+        """Record recall feedback: used | ignored | contradicted | miss. Returns the log ids
+        of importance changes it caused (none until the cold start is passed)."""
+        return record_feedback(self.ctx, clean_id(memory_id), kind, context)
+
     def flush(self, timeout: float | None = None) -> int:
         """Finish pending consolidation work now; returns the jobs handled here."""
         if self.mode is ConsolidateMode.OFF:
@@ -385,86 +396,3 @@ def _areas(area: str | Area | Sequence[str | Area] | None) -> list[Area] | None:
         return None
     values = [area] if isinstance(area, str) else list(area)
     return [clean_enum(a, Area, "area") for a in values]
-
-
-class AsyncMemory:
-    """``Memory`` for asyncio code: the same methods, run in a worker thread."""
-
-    def __init__(self, path: str | Path | None = None, **kwargs: Any) -> None:
-        self.sync = Memory(path, **kwargs)
-
-    async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(fn, *args, **kwargs)
-
-    async def add(self, text: str, **kwargs: Any) -> AddResult:
-        result: AddResult = await self._run(self.sync.add, text, **kwargs)
-        return result
-
-    async def add_many(self, items: Iterable[Mapping[str, Any]], **kw: Any) -> _Results:
-        result: _Results = await self._run(self.sync.add_many, list(items), **kw)
-        return result
-
-    async def get(self, memory_id: str) -> MemoryRecord:
-        result: MemoryRecord = await self._run(self.sync.get, memory_id)
-        return result
-
-    async def search(self, query: str, **kwargs: Any) -> _Hits:
-        result: _Hits = await self._run(self.sync.search, query, **kwargs)
-        return result
-
-    async def list(self, **kwargs: Any) -> _Records:
-        result: _Records = await self._run(self.sync.list, **kwargs)
-        return result
-
-    async def update(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
-        result: MemoryRecord = await self._run(self.sync.update, memory_id, **kwargs)
-        return result
-
-    async def delete(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
-        result: MemoryRecord = await self._run(self.sync.delete, memory_id, **kwargs)
-        return result
-
-    async def undo(self, log_id: int, **kwargs: Any) -> _Ints:
-        result: _Ints = await self._run(self.sync.undo, log_id, **kwargs)
-        return result
-
-    async def flush(self, timeout: float | None = None) -> int:
-        result: int = await self._run(self.sync.flush, timeout)
-        return result
-
-    async def history(self, memory_id: str) -> _Logs:
-        result: _Logs = await self._run(self.sync.history, memory_id)
-        return result
-
-    async def log(self, limit: int = 50) -> _Logs:
-        result: _Logs = await self._run(self.sync.log, limit)
-        return result
-
-    async def stats(self) -> JSONDict:
-        result: JSONDict = await self._run(self.sync.stats)
-        return result
-
-    async def usage(self, since: datetime | None = None) -> _Dicts:
-        result: _Dicts = await self._run(self.sync.usage, since)
-        return result
-
-    async def export(self, path: str | Path) -> int:
-        result: int = await self._run(self.sync.export, path)
-        return result
-
-    async def import_(self, path: str | Path, **kwargs: Any) -> transfer.ImportReport:
-        result: transfer.ImportReport = await self._run(self.sync.import_, path, **kwargs)
-        return result
-
-    async def reembed(self, **kwargs: Any) -> int:
-        result: int = await self._run(self.sync.reembed, **kwargs)
-        return result
-
-    async def close(self) -> None:
-        await self._run(self.sync.close)
-
-    async def __aenter__(self) -> AsyncMemory:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()

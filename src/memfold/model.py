@@ -363,3 +363,72 @@ class AddResult:
     decision: Decision | None = None
     log_id: int | None = None
     job_id: int | None = None
+
+
+@dataclass(slots=True)
+class QueueItem:
+    id: int
+    scope_key: str
+    memory_a: str
+    memory_b: str
+    similarity: float
+    version_a: int
+    version_b: int
+    label: PairLabel | None
+    confidence: float | None
+    reasoning: str
+    status: str
+    created_at: datetime
+    classified_at: datetime | None
+    processed_at: datetime | None
+    run_id: int | None
+    proposal: JSONDict | None
+    note: str
+
+    def to_dict(self) -> JSONDict:
+        return {
+            "id": self.id,
+            "scope_key": self.scope_key,
+            "memory_a": self.memory_a,
+            "memory_b": self.memory_b,
+            "similarity": self.similarity,
+            "label": None if self.label is None else self.label.value,
+            "confidence": self.confidence,
+            "reasoning": self.reasoning,
+            "status": self.status,
+            "created_at": self.created_at.isoformat(),
+            "processed_at": None if self.processed_at is None else self.processed_at.isoformat(),
+            "run_id": self.run_id,
+            "proposal": self.proposal,
+            "note": self.note,
+        }
+
+
+@dataclass(slots=True)
+class ReviewRun:
+    id: int
+    scope_key: str | None
+    started_at: datetime
+    finished_at: datetime | None
+    status: str
+    p90: float | None
+    counts: JSONDict = field(default_factory=dict)
+    breaker: JSONDict = field(default_factory=dict)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def to_dict(self) -> JSONDict:
+        return {
+            "id": self.id,
+            "scope_key": self.scope_key,
+            "started_at": self.started_at.isoformat(),
+            "finished_at": None if self.finished_at is None else self.finished_at.isoformat(),
+            "status": self.status,
+            "p90": self.p90,
+            "counts": self.counts,
+            "breaker": self.breaker,
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }

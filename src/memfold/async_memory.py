@@ -1,0 +1,108 @@
+"""``AsyncMemory``: the ``Memory`` methods as coroutines, each run in a worker thread."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memfold.engine import transfer
+from memfold.memory import Memory
+from memfold.model import AddResult, JSONDict, LogEntry, MemoryRecord, SearchHit
+
+# Inside the class, ``list`` names the method, not the builtin.
+_Records = list[MemoryRecord]
+_Hits = list[SearchHit]
+_Logs = list[LogEntry]
+_Dicts = list[JSONDict]
+_Results = list[AddResult]
+_Ints = list[int]
+
+
+class AsyncMemory:
+    """``Memory`` for asyncio code: the same methods, run in a worker thread."""
+
+    def __init__(self, path: str | Path | None = None, **kwargs: Any) -> None:
+        self.sync = Memory(path, **kwargs)
+
+    async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def add(self, text: str, **kwargs: Any) -> AddResult:
+        result: AddResult = await self._run(self.sync.add, text, **kwargs)
+        return result
+
+    async def add_many(self, items: Iterable[Mapping[str, Any]], **kw: Any) -> _Results:
+        result: _Results = await self._run(self.sync.add_many, list(items), **kw)
+        return result
+
+    async def get(self, memory_id: str) -> MemoryRecord:
+        result: MemoryRecord = await self._run(self.sync.get, memory_id)
+        return result
+
+    async def search(self, query: str, **kwargs: Any) -> _Hits:
+        result: _Hits = await self._run(self.sync.search, query, **kwargs)
+        return result
+
+    async def list(self, **kwargs: Any) -> _Records:
+        result: _Records = await self._run(self.sync.list, **kwargs)
+        return result
+
+    async def update(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
+        result: MemoryRecord = await self._run(self.sync.update, memory_id, **kwargs)
+        return result
+
+    async def delete(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
+        result: MemoryRecord = await self._run(self.sync.delete, memory_id, **kwargs)
+        return result
+
+    async def undo(self, log_id: int, **kwargs: Any) -> _Ints:
+        result: _Ints = await self._run(self.sync.undo, log_id, **kwargs)
+        return result
+
+    async def feedback(self, memory_id: str, kind: str, context: str | None = None) -> _Ints:
+        result: _Ints = await self._run(self.sync.feedback, memory_id, kind, context)
+        return result
+
+    async def flush(self, timeout: float | None = None) -> int:
+        result: int = await self._run(self.sync.flush, timeout)
+        return result
+
+    async def history(self, memory_id: str) -> _Logs:
+        result: _Logs = await self._run(self.sync.history, memory_id)
+        return result
+
+    async def log(self, limit: int = 50) -> _Logs:
+        result: _Logs = await self._run(self.sync.log, limit)
+        return result
+
+    async def stats(self) -> JSONDict:
+        result: JSONDict = await self._run(self.sync.stats)
+        return result
+
+    async def usage(self, since: datetime | None = None) -> _Dicts:
+        result: _Dicts = await self._run(self.sync.usage, since)
+        return result
+
+    async def export(self, path: str | Path) -> int:
+        result: int = await self._run(self.sync.export, path)
+        return result
+
+    async def import_(self, path: str | Path, **kwargs: Any) -> transfer.ImportReport:
+        result: transfer.ImportReport = await self._run(self.sync.import_, path, **kwargs)
+        return result
+
+    async def reembed(self, **kwargs: Any) -> int:
+        result: int = await self._run(self.sync.reembed, **kwargs)
+        return result
+
+    async def close(self) -> None:
+        await self._run(self.sync.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,143 @@
+"""``memfold review ...`` and ``memfold report``: the batch review pipeline from the shell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from memfold import render
+from memfold.cli_common import AgentOpt, JsonOpt, PathOpt, SessionOpt, UserOpt, open_memory
+from memfold.memory import Memory
+
+review_app = typer.Typer(
+    help="Batch review: scan, classify, P90 gate, merge, circuit breaker.",
+    no_args_is_help=True,
+)
+
+
+def _review_scope(mem: Memory, user: str | None, agent: str | None, session: str | None) -> Any:
+    from memfold.policy.validate import clean_scope
+
+    return clean_scope(user, agent, session, default_user_id=mem.settings.store.default_user_id)
+
+
+@review_app.command("run")
+def review_run(
+    path: PathOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    all_scopes: Annotated[bool, typer.Option("--all", help="Review every scope.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Scan, classify, gate and merge one scope (every scope with --all)."""
+    with open_memory(path) as mem:
+        scope = None if all_scopes else _review_scope(mem, user, agent, session)
+        run = mem.review.run(scope)
+        data = run.to_dict()
+        if as_json:
+            render.print_json(data)
+            return
+        counts = {k: v for k, v in run.counts.items() if k != "decisions"}
+        render.console.print(render.dict_table({**data, "counts": counts}, f"review run #{run.id}"))
+        for key, gate in run.counts.get("decisions", [{}])[0].get("gates", {}).items():
+            reasons = "; ".join(gate["reasons"])
+            render.console.print(f"{key}: gate [bold]{gate['band']}[/] P90={gate['p90']} {reasons}")
+
+
+@review_app.command("status")
+def review_status(path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """Queue counts by status and label, breaker state, feedback against the cold start."""
+    with open_memory(path) as mem:
+        data = mem.review.status()
+    if as_json:
+        render.print_json(data)
+    else:
+        render.console.print(render.dict_table(data, "review status"))
+
+
+@review_app.command("pending")
+def review_pending(path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """Held merges, contradictions, and memories flagged by feedback."""
+    from rich.table import Table
+
+    with open_memory(path) as mem:
+        data = mem.review.pending()
+    if as_json:
+        render.print_json(data)
+        return
+    table = Table(title="waiting for review")
+    for col in ("id", "status", "a", "b", "conf", "proposal / reason"):
+        table.add_column(col, overflow="fold")
+    for item in [*data["held"], *data["contradictions"]]:
+        proposal = item.get("proposal") or {}
+        detail = proposal.get("text", item["reasoning"])
+        if proposal.get("reasons"):
+            detail += f"  [{'; '.join(proposal['reasons'])}]"
+        conf = "" if item["confidence"] is None else f"{item['confidence']:.2f}"
+        table.add_row(
+            str(item["id"]),
+            item["status"],
+            render.short(item["memory_a"]),
+            render.short(item["memory_b"]),
+            conf,
+            detail,
+        )
+    render.console.print(table)
+    if data["flagged_by_feedback"]:
+        flagged = ", ".join(render.short(m) for m in data["flagged_by_feedback"])
+        render.console.print(f"flagged by feedback (contradicted): {flagged}")
+
+
+@review_app.command("approve")
+def review_approve(item_id: int, path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """Apply a held merge as proposed (or acknowledge a contradiction)."""
+    with open_memory(path) as mem:
+        log_id = mem.review.approve(item_id)
+    if as_json:
+        render.print_json({"item": item_id, "log_id": log_id})
+    else:
+        render.console.print(f"approved item {item_id}" + (f" (log #{log_id})" if log_id else ""))
+
+
+@review_app.command("reject")
+def review_reject(
+    item_id: int,
+    path: PathOpt = None,
+    reason: Annotated[str, typer.Option(help="Why (kept in the queue note).")] = "",
+) -> None:
+    """Refuse a held merge or a listed contradiction; the memories stay as they are."""
+    with open_memory(path) as mem:
+        mem.review.reject(item_id, reason)
+    render.console.print(f"rejected item {item_id}")
+
+
+@review_app.command("resume")
+def review_resume(path: PathOpt = None) -> None:
+    """Close the circuit breaker so later runs may merge again."""
+    with open_memory(path) as mem:
+        mem.review.resume()
+    render.console.print("circuit breaker closed: merges resume on the next run")
+
+
+def report(
+    path: PathOpt = None,
+    since: Annotated[str, typer.Option(help="7d, 24h, or an ISO date.")] = "7d",
+    fmt: Annotated[str, typer.Option("--format", help="md | html")] = "md",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to a file.")] = None,
+) -> None:
+    """The review report: queue, merges, P90 trend, feedback, breaker, LLM use."""
+    with open_memory(path) as mem:
+        text = mem.review.report(since, fmt)
+    if out is None:
+        typer.echo(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        render.console.print(f"wrote {out}")
+
+
+def register_review(app: typer.Typer) -> None:
+    app.add_typer(review_app, name="review")
+    app.command("report")(report)
