@@ -48,11 +48,15 @@ def bare_full(m: np.ndarray, block: int) -> None:
 
 
 def bare_upper(m: np.ndarray, block: int) -> None:
+    """The floor: the same upper-triangle tiles as the scan, into one reused buffer."""
     n = m.shape[0]
+    side = min(block, n)
+    buf = np.empty((side, side), dtype=np.float32)
     for i0 in range(0, n, block):
         rows = m[i0 : i0 + block]
         for j0 in range(i0, n, block):
-            _ = rows @ m[j0 : j0 + block].T
+            other = m[j0 : j0 + block]
+            np.matmul(rows, other.T, out=buf[: rows.shape[0], : other.shape[0]])
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -70,13 +74,19 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=cfg.scan_block_rows)
     parser.add_argument("--threshold", type=float, default=cfg.scan_threshold)
     parser.add_argument("--noise", type=float, default=0.45)
+    parser.add_argument(
+        "--with-full", action="store_true", help="Also time the full n x n product (slow)."
+    )
     args = parser.parse_args()
     m = clustered(args.n, args.dim, seed=7, noise=args.noise)
     print(f"n={args.n} dim={args.dim} block={args.block} threshold={args.threshold}")
-    times: dict[str, list[float]] = {"bare full": [], "bare upper": [], "scan": [], "insert": []}
+    times: dict[str, list[float]] = {"bare upper": [], "scan": [], "insert": []}
+    if args.with_full:
+        times["bare full"] = []
     found = 0
     for run in range(args.runs):
-        times["bare full"].append(timed(lambda: bare_full(m, args.block)))
+        if args.with_full:
+            times["bare full"].append(timed(lambda: bare_full(m, args.block)))
         times["bare upper"].append(timed(lambda: bare_upper(m, args.block)))
         start = time.perf_counter()
         r, c, s = find_pairs(m, args.threshold, args.block)
@@ -101,8 +111,9 @@ def main() -> None:
     print(f"{'step':<12}{'median s':>10}")
     for key, value in med.items():
         print(f"{key:<12}{value:>10.2f}")
-    print(f"\nscan / bare full  = {med['scan'] / med['bare full']:.2f}")
-    print(f"scan / bare upper = {med['scan'] / med['bare upper']:.2f}")
+    print(f"\nscan / bare upper = {med['scan'] / med['bare upper']:.2f}  (target <= 2)")
+    if args.with_full:
+        print(f"scan / bare full  = {med['scan'] / med['bare full']:.2f}")
 
 
 if __name__ == "__main__":
