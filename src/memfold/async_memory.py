@@ -9,16 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from memfold.engine import transfer
-from memfold.memory import Memory
-from memfold.model import AddResult, JSONDict, LogEntry, MemoryRecord, SearchHit
-
-# Inside the class, ``list`` names the method, not the builtin.
-_Records = list[MemoryRecord]
-_Hits = list[SearchHit]
-_Logs = list[LogEntry]
-_Dicts = list[JSONDict]
-_Results = list[AddResult]
-_Ints = list[int]
+from memfold.memory import Memory, _Dicts, _Hits, _Ints, _Logs, _Records, _Results
+from memfold.model import AddResult, JSONDict, MemoryRecord
 
 
 class AsyncMemory:

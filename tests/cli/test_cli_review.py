@@ -10,21 +10,7 @@ import pytest
 from memfold import Memory
 from memfold.cli import main
 from memfold.embed.local import LocalEmbedder
-
-FACTS = [
-    "Alice's dentist is Dr. Moreau in Lyon.",
-    "The team's standup meeting starts at 9:30 every weekday.",
-    "Bob drives a blue 2019 Toyota Corolla.",
-    "The production database runs PostgreSQL 16 on AWS.",
-    "Carol is allergic to peanuts and shellfish.",
-    "The quarterly budget review happens in the first week of April.",
-    "Dave's favourite programming language is Rust.",
-    "The office wifi password rotates every month.",
-    "Eve adopted a golden retriever named Biscuit.",
-    "The company offsite will be held in Lisbon this year.",
-    "Frank prefers green tea over coffee in the morning.",
-    "Our main competitor launched a pricing change in March.",
-]
+from review.support import FACTS
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
