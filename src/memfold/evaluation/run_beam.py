@@ -1,0 +1,126 @@
+"""BEAM: knowledge updates and contradictions after on-save consolidation.
+
+Each chat's user messages are ingested in order (sources = message id) with sync
+consolidation. Knowledge update: searched with the question, the memory carrying
+``updated_info`` must rank above the one carrying ``original_info`` (or the
+original must be superseded). Contradiction resolution: both statements must
+survive: active, or superseded yet readable with ``get`` and linked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from memfold.errors import NotFound
+from memfold.evaluation.conversations import BeamChat, load_beam
+from memfold.evaluation.env import EvalEnv
+from memfold.evaluation.metrics import UPDATE_PASS, first_rank, rate, tally, update_outcome
+from memfold.memory import Memory
+from memfold.model import JSONDict, LinkKind, MemoryRecord, Status
+
+K = 10
+
+
+def _ingest(mem: Memory, chat: BeamChat, env: EvalEnv) -> dict[str, str]:
+    """Add every message; returns message id -> the memory id it was stored as."""
+    first: dict[str, str] = {}
+    task = env.task(f"BEAM chat {chat.number} ingest (sync)", len(chat.messages))
+    for item in chat.messages:
+        result = mem.add(
+            item.text,
+            user_id=f"beam-{chat.number}",
+            sources=list(item.sources),
+            created_at=item.created_at,
+        )
+        for source in item.sources:
+            first.setdefault(source, result.memory.id)
+        env.progress.advance(task)
+    env.progress.remove_task(task)
+    return first
+
+
+def _records(mem: Memory, stored: dict[str, str], ids: tuple[str, ...]) -> list[MemoryRecord]:
+    out = []
+    for message_id in ids:
+        if message_id in stored:
+            with contextlib.suppress(NotFound):
+                out.append(mem.get(stored[message_id]))
+    return out
+
+
+def survival(mem: Memory, record: MemoryRecord) -> str:
+    """How a statement survived: active / merged (successor carries its sources) /
+    contradicts-linked / superseded (readable, linked) / dropped (nothing points at it)."""
+    if record.status is Status.ACTIVE:
+        return "active"
+    links = mem.store.links_for([record.id])
+    if any(ln.kind is LinkKind.CONTRADICTS for ln in links):
+        return "contradicts-linked"
+    successor = None
+    if record.superseded_by:
+        try:
+            successor = mem.get(record.superseded_by)
+        except NotFound:
+            successor = None
+    if successor is not None and set(record.sources) <= set(successor.sources):
+        return "merged"
+    if successor is not None or links:
+        return "superseded-linked"
+    return "dropped"
+
+
+def run_beam(env: EvalEnv) -> JSONDict:
+    chats = load_beam(env.data, env.split)
+    if env.max_convs is not None:
+        chats = chats[: env.max_convs]
+    texts = [m.text for c in chats for m in c.messages] + [
+        u.question for c in chats for u in c.updates
+    ]
+    env.embed_all(texts, "BEAM")
+    updates: list[JSONDict] = []
+    contradictions: list[JSONDict] = []
+    memories = active = 0
+    for chat in chats:
+        mem = env.memory(f"beam-{chat.number}", "sync")
+        try:
+            stored = _ingest(mem, chat, env)
+            memories += len(chat.messages)
+            active += mem.store.count_memories(status=Status.ACTIVE)
+            for u in chat.updates:
+                hits = mem.search(u.question, user_id=f"beam-{chat.number}", k=K)
+                sources = [h.memory.sources for h in hits]
+                originals = _records(mem, stored, u.original)
+                superseded = bool(originals) and all(
+                    r.status is not Status.ACTIVE for r in originals
+                )
+                outcome = update_outcome(
+                    first_rank(sources, u.updated), first_rank(sources, u.original), superseded
+                )
+                if not any(i in stored for i in u.updated):
+                    outcome = "not-ingested"
+                updates.append({"chat": chat.number, "question": u.question, "outcome": outcome})
+            for c in chat.contradictions:
+                states = [survival(mem, r) for r in _records(mem, stored, c.first + c.second)]
+                contradictions.append(
+                    {
+                        "chat": chat.number,
+                        "question": c.question,
+                        "states": states or ["not-ingested"],
+                    }
+                )
+        finally:
+            mem.close()
+    scored = [u for u in updates if u["outcome"] != "not-ingested"]
+    passed = [u for u in scored if u["outcome"] in UPDATE_PASS]
+    states = [s for c in contradictions for s in c["states"]]
+    return {
+        "chats": len(chats),
+        "messages": memories,
+        "active_after": active,
+        "updates": updates,
+        "update_outcomes": tally(u["outcome"] for u in updates),
+        "updated_above_original": rate(len(passed), len(scored)),
+        "contradictions": contradictions,
+        "contradiction_states": tally(states),
+        "contradictions_dropped": sum(1 for s in states if s == "dropped"),
+    }
