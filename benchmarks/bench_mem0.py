@@ -7,8 +7,8 @@ mem0 (PyPI ``mem0ai``, pinned below) is installed into its own venv under
 (benchmarks/mem0_child.py). Both libraries talk to the same scripted
 OpenAI-compatible server (memfold.testing.fake_llm) for chat and embeddings; the
 server embeds with memfold's local model and records its own time per request.
-The server runs in a process of its own (neither client shares its GIL), with
-TCP_NODELAY on its connections (see _NoDelaySocket).
+The server runs in a process of its own (neither client shares its GIL); its
+connections use TCP_NODELAY (see memfold.testing.fake_llm).
 The memory stream is the first ``--n`` LoCoMo dev observations (conv-26), added one
 at a time, alternating which library goes first. Per-add overhead = wall time of
 the add minus the server time spent on that add's requests. memfold runs in sync
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -87,23 +86,9 @@ def _delta(server: FakeLLMServer, before: tuple[float, int]) -> dict[str, float]
     }
 
 
-class _NoDelaySocket(socket.socket):
-    """Accepted connections with TCP_NODELAY. Without it the fake server answers each
-    request on a kept-alive connection after a ~40 ms delayed-ACK stall (measured: GET
-    /v1/models back to back 44 ms vs 0.8 ms), time outside its own timer that would be
-    charged to the clients as overhead."""
-
-    def accept(self) -> tuple[socket.socket, Any]:
-        conn, addr = super().accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return conn, addr
-
-
 def serve(conn: Connection) -> None:
     """The fake server in a process of its own, so neither library shares a GIL with it.
     Answers "snapshot" and ("delta", snapshot) requests on the pipe until "stop"."""
-    # This process only runs the server, so swapping the socket class here is contained.
-    socket.socket = _NoDelaySocket  # type: ignore[misc]
     with FakeLLMServer(respond) as server:
         conn.send(server.base_url)
         while True:

@@ -196,13 +196,17 @@ class LLMClient:
             "max_completion_tokens": role.settings.max_completion_tokens,
         }
         if role.settings.json_schema:
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {
-                    "name": schema.__name__,
-                    "schema": json_schema_of(schema),
-                    "strict": False,
-                },
+            # Sent as extra_body: the SDK would otherwise walk the whole schema through its
+            # typed-dict transform on every call (about 2 ms), for a dict that is already JSON.
+            kwargs["extra_body"] = {
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": schema.__name__,
+                        "schema": json_schema_of(schema),
+                        "strict": False,
+                    },
+                }
             }
         client = self._openai(role)
         attempts = 0

@@ -7,8 +7,10 @@ does not validate: that raises ``LLMReplyInvalid`` and becomes a SKIP.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -75,4 +77,10 @@ def parse_reply(text: str, schema: type[T]) -> T:
 
 def json_schema_of(schema: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema sent in ``response_format`` (non-strict: defaults are allowed)."""
+    return copy.deepcopy(_schema_cached(schema))
+
+
+@lru_cache(maxsize=64)
+def _schema_cached(schema: type[BaseModel]) -> dict[str, Any]:
+    # Generating a schema takes milliseconds; the schemas never change at run time.
     return schema.model_json_schema()

@@ -136,6 +136,16 @@ def _own_patterns() -> tuple[tuple[re.Pattern[str], int], ...]:
 
 def find_secrets(text: str) -> list[tuple[int, int]]:
     """Spans of secrets in ``text``, merged and sorted; existing placeholders excluded."""
+    return list(_find_secrets_cached(text))
+
+
+@lru_cache(maxsize=512)
+def _find_secrets_cached(text: str) -> tuple[tuple[int, int], ...]:
+    # The same system prompt goes out with every call: scanning it once is enough.
+    return tuple(_scan(text))
+
+
+def _scan(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for pattern, group in _own_patterns():
         for m in pattern.finditer(text):

@@ -33,6 +33,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from memfold.testing.fake_replies import (
     DEFAULT_FAULT_DELAY_S,
@@ -78,6 +79,18 @@ class _DroppedResponse(Response):
 def _error(status: int, message: str, kind: str) -> JSONResponse:
     headers = {"retry-after": "0"} if status == 429 else None
     return JSONResponse({"error": {"message": message, "type": kind}}, status, headers=headers)
+
+
+class _NoDelayH11Protocol(H11Protocol):
+    """HTTP/1.1 with TCP_NODELAY on each connection. Without it, a response written as
+    headers then body waits for the client's delayed ACK: ~40 ms per request on a
+    kept-alive connection (measured), time that would be charged to the client."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        super().connection_made(transport)  # type: ignore[arg-type]
 
 
 class FakeLLMServer:
@@ -281,6 +294,7 @@ class FakeLLMServer:
         self.port = int(sock.getsockname()[1])
         config = uvicorn.Config(
             self._app(),
+            http=_NoDelayH11Protocol,
             log_config=None,
             log_level="critical",
             access_log=False,
