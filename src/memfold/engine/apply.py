@@ -23,10 +23,19 @@ def _union(*lists: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(item for lst in lists for item in lst))
 
 
-def _retext(ctx: Context, record: MemoryRecord, text: str) -> None:
-    if text != record.text:
-        record.text = text
-        record.content_hash = content_hash(text)
+def _retext(
+    ctx: Context, record: MemoryRecord, text: str, known: dict[str, MemoryRecord]
+) -> None:
+    """Give ``record`` a new text and its vector, reusing one already computed for that text."""
+    if text == record.text:
+        return
+    record.text = text
+    record.content_hash = content_hash(text)
+    same = known.get(text)
+    if same is not None and same.embedding is not None and same.embedding_model:
+        # Containment/duplicate UPDATEs keep the new or a candidate text verbatim.
+        record.embedding, record.embedding_model = same.embedding, same.embedding_model
+    else:
         record.embedding = ctx.embed_one(text)
         record.embedding_model = ctx.embedder.model_id
 
@@ -65,9 +74,10 @@ def plan(
     )
     action = decision.action
     now = utcnow()
+    known = {m.text: m for m in [new, *by_id.values()]}
     if action is Action.UPDATE:
         target = targets[0].copy(version=targets[0].version + 1, updated_at=now)
-        _retext(ctx, target, decision.text or target.text)
+        _retext(ctx, target, decision.text or target.text, known)
         target.sources = _union(target.sources, new.sources)
         target.importance = max(target.importance, new.importance, decision.importance or 0.0)
         target.area = decision.area or target.area
@@ -88,7 +98,7 @@ def plan(
             access_count=max(o.access_count for o in originals),
             status=Status.ACTIVE,
         )
-        _retext(ctx, merged, decision.text or new.text)
+        _retext(ctx, merged, decision.text or new.text, known)
         change.creates = [merged]
         change.expected[merged.id] = None
         change.writes = [_supersede(o, merged.id) for o in originals]
