@@ -51,6 +51,13 @@ class SearchSettings(BaseModel):
     fusion_depth: int = Field(50, ge=1)
     # Similarity below which a vector hit is not counted in hybrid fusion.
     min_vector_score: float = Field(-1.0, ge=-1.0, le=1.0)
+    # Among the results, a newer memory is moved above an older one on the same topic:
+    # cosine between the two >= update_similarity when the newer one announces a change
+    # ("the new deadline..."), else >= plain_similarity. Chosen on the BEAM dev chats
+    # (knowledge updates), see docs/benchmarks.md. newer_first = False turns it off.
+    newer_first: bool = True
+    newer_first_update_similarity: float = Field(0.5, ge=-1.0, le=1.0)
+    newer_first_plain_similarity: float = Field(0.8, ge=-1.0, le=1.0)
     # Keyword terms found in more than this share of all memories carry almost no
     # information but make FTS5 rank every row: they are left out of the query.
     keyword_max_df_share: float = Field(0.2, gt=0.0, le=1.0)

@@ -23,9 +23,7 @@ def _union(*lists: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(item for lst in lists for item in lst))
 
 
-def _retext(
-    ctx: Context, record: MemoryRecord, text: str, known: dict[str, MemoryRecord]
-) -> None:
+def _retext(ctx: Context, record: MemoryRecord, text: str, known: dict[str, MemoryRecord]) -> None:
     """Give ``record`` a new text and its vector, reusing one already computed for that text."""
     if text == record.text:
         return

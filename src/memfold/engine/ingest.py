@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -60,8 +60,9 @@ def build_records(ctx: Context, items: Sequence[NewMemory]) -> list[MemoryRecord
             vectors[i] = fresh[row]
     now = utcnow()
     records = []
-    for item, vec in zip(items, vectors, strict=True):
-        created = item.created_at or now
+    for n, (item, vec) in enumerate(zip(items, vectors, strict=True)):
+        # One microsecond apart: a batch keeps its order in time, so "newer" stays defined.
+        created = item.created_at or now + timedelta(microseconds=n)
         records.append(
             MemoryRecord(
                 id=new_id(),

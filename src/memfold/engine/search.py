@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
+
 from memfold.engine.context import Context
 from memfold.model import Area, Candidate, MemoryRecord, Scope, SearchHit, Status, utcnow
+from memfold.policy.ranking import newer_first
+from memfold.policy.text import has_update_cue
 
 SearchMode = Literal["hybrid", "vector", "keyword"]
 ALL_STATUSES: tuple[Status, ...] = tuple(Status)
@@ -64,9 +68,27 @@ def search(
         for mid, score in top
         if mid in records
     ]
+    if cfg.newer_first:
+        hits = _newer_first(
+            hits, cfg.newer_first_update_similarity, cfg.newer_first_plain_similarity
+        )
     if record_access and hits:
         ctx.store.record_access([h.memory.id for h in hits], utcnow())
     return hits
+
+
+def _newer_first(hits: list[SearchHit], update_sim: float, plain_sim: float) -> list[SearchHit]:
+    vectors = [h.memory.embedding for h in hits if h.memory.embedding is not None]
+    if len(hits) < 2 or len(vectors) != len(hits) or len({v.shape for v in vectors}) != 1:
+        return hits
+    order = newer_first(
+        np.stack(vectors),
+        [h.memory.created_at for h in hits],
+        [has_update_cue(h.memory.text) for h in hits],
+        update_similarity=update_sim,
+        plain_similarity=plain_sim,
+    )
+    return [hits[i] for i in order]
 
 
 def similar_active(

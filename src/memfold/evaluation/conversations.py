@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,9 @@ class BeamChat:
     contradictions: list[BeamContradiction] = field(default_factory=list)
 
 
+BEAM_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
 def parse_beam_date(text: object) -> datetime | None:
     """'March-15-2024' -> an aware datetime."""
     try:
@@ -133,12 +136,18 @@ def _ids(value: object) -> tuple[str, ...]:
 def beam_chat(number: int, chat: list[Any], questions: dict[str, Any]) -> BeamChat:
     """User messages in order (sources = the message id); the two question types used."""
     out = BeamChat(number)
+    # Only some messages carry a time anchor (a day). Each message is dated at the last
+    # anchor seen plus its position in seconds, so the stream's order is its chronology.
+    anchor = BEAM_EPOCH
+    position = 0
     for batch in chat:
         for turn in batch.get("turns") or []:
             for message in turn:
                 if message.get("role") != "user" or not str(message.get("content", "")).strip():
                     continue
-                when = parse_beam_date(message.get("time_anchor"))
+                anchor = max(anchor, parse_beam_date(message.get("time_anchor")) or anchor)
+                position += 1
+                when = anchor + timedelta(seconds=position)
                 out.messages.append(
                     StreamItem(str(message["content"]).strip(), (str(message["id"]),), when)
                 )

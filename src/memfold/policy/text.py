@@ -254,6 +254,21 @@ def has_change_cue(text: str) -> bool:
     return has_phrase(text, CHANGE_PHRASES)
 
 
+# Broader than CHANGE_PHRASES: these only reorder search results (never supersede),
+# so words that usually announce a new value ("new", "increased to") may count.
+_UPDATE_WORDS = re.compile(
+    r"\b(?:updat(?:e|ed|es|ing)|new|now|recently|increased|decreased|improved|adjusted|"
+    r"resched\w*|moved|moving|changed|extended|instead|raised|lowered|switched|"
+    r"no longer|anymore|reached|revised|postponed|pushed back)\b",
+    re.IGNORECASE,
+)
+
+
+def has_update_cue(text: str) -> bool:
+    """Does the text announce a change of something known ("the new deadline is...")?"""
+    return _UPDATE_WORDS.search(text) is not None
+
+
 def has_retraction_cue(text: str) -> bool:
     return has_phrase(text, RETRACTION_PHRASES)
 
