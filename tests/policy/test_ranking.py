@@ -40,7 +40,9 @@ def test_set_is_unchanged_and_small_inputs() -> None:
     assert sorted(order) == list(range(10))
     # With every pair "on topic", the result is newest first.
     assert [created[i] for i in order] == sorted(created, reverse=True)
-    assert newer_first(vecs[:1], created[:1], [True], update_similarity=0, plain_similarity=0) == [0]
+    assert newer_first(vecs[:1], created[:1], [True], update_similarity=0, plain_similarity=0) == [
+        0
+    ]
 
 
 def test_update_cues() -> None:
