@@ -176,6 +176,9 @@ class LLMSettings(BaseModel):
 
     # How long an unreachable endpoint is left alone before it is probed again.
     recheck_after_s: float = Field(60.0, ge=0.0)
+    # A save the rule judge settles this surely (an exact or contained restatement:
+    # UPDATE) is not sent to the LLM at all. None sends every judged save.
+    rules_first_confidence: float | None = Field(0.9, ge=0.0, le=1.0)
 
     @property
     def configured(self) -> bool:

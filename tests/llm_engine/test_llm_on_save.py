@@ -23,13 +23,18 @@ def server() -> Iterator[FakeLLMServer]:
         yield srv
 
 
-def _settings(server: FakeLLMServer, **consolidation: Any) -> Settings:
+def _settings(
+    server: FakeLLMServer, rules_first: float | None = None, **consolidation: Any
+) -> Settings:
+    """Settings for the scripted server. Most tests send every judged save to the LLM
+    (rules_first None) so an exact restatement reaches it."""
     return Settings(
         llm={
             "base_url": server.base_url,
             "model": "fake-model",
             "api_key": "k",
             "utility": {"timeout_s": 1.0, "max_retries": 1},
+            "rules_first_confidence": rules_first,
         },
         consolidation=consolidation,
     )
@@ -82,6 +87,24 @@ def test_no_call_below_threshold_and_one_call_for_a_duplicate(
         assert sum(row["calls"] for row in usage) == 1
         assert usage[0]["task"] == "consolidation" and usage[0]["outcome"] == "ok"
         assert json.dumps(body).count("Sam prefers Rust") >= 2
+
+
+def test_restatements_the_rules_settle_cost_no_call(
+    server: FakeLLMServer, db_path: Path, embedder: LocalEmbedder
+) -> None:
+    server.set_script(_decide_all("KEEP_SEPARATE"))
+    settings = _settings(server, rules_first=0.9)
+    with Memory(db_path, settings=settings, embedder=embedder, consolidate="sync") as mem:
+        a = mem.add("Sam prefers Rust for systems work", user_id="s").memory
+        r = mem.add("Sam prefers Rust for systems work.", user_id="s")
+        assert server.request_count("/chat/completions") == 0
+        assert r.decision is not None and r.decision.judge == "rules"
+        assert mem.get(r.memory.id).superseded_by == a.id
+        r2 = mem.add("Sam prefers Rust for systems work and Go for services", user_id="s")
+        assert r2.decision is not None
+        # Containment is settled by the rules as well; an unrelated-but-close one is not.
+        mem.add("Sam likes Rust for systems programming", user_id="s")
+        assert server.request_count("/chat/completions") == 1
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,10 @@
-"""The LLM judge with the offline rule judge behind it.
+"""The LLM judge with the offline rule judge in front of it and behind it.
 
-When the endpoint cannot be reached, the rule judge takes over (logged once, not
-per call) until a probe, at most every ``recheck_after_s``, finds it back.
+In front: a save the rules settle with certainty (an exact or contained
+restatement: UPDATE at confidence >= ``rules_first_confidence``) costs no LLM
+call. Behind: when the endpoint cannot be reached, the rule judge takes over
+(logged once, not per call) until a probe, at most every ``recheck_after_s``,
+finds it back.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from memfold.judge.base import Judge, PairInput, PairVerdict, SaveItem, TextResult
-from memfold.model import Decision, MemoryRecord
+from memfold.model import Action, Decision, MemoryRecord
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -24,10 +27,18 @@ class ProbedJudge(Judge, Protocol):
 
 
 class FallbackJudge:
-    def __init__(self, primary: ProbedJudge, fallback: Judge, *, recheck_after_s: float) -> None:
+    def __init__(
+        self,
+        primary: ProbedJudge,
+        fallback: Judge,
+        *,
+        recheck_after_s: float,
+        rules_first_confidence: float | None = None,
+    ) -> None:
         self.primary = primary
         self.fallback = fallback
         self._recheck_after_s = recheck_after_s
+        self._rules_first = rules_first_confidence
         self._up: bool | None = None
         self._checked_at = 0.0
         self._lock = threading.Lock()
@@ -59,7 +70,19 @@ class FallbackJudge:
         return call(self.primary if self.primary_up() else self.fallback)
 
     def decide(self, items: Sequence[SaveItem]) -> list[Decision]:
-        return self._pick(lambda judge: judge.decide(items))
+        if self._rules_first is None or not self.primary_up():
+            return self._pick(lambda judge: judge.decide(items))
+        decisions = self.fallback.decide(items)
+        ask = [n for n, d in enumerate(decisions) if not self._settled(d)]
+        if ask:
+            for n, decision in zip(ask, self.primary.decide([items[n] for n in ask]), strict=True):
+                decisions[n] = decision
+        return decisions
+
+    def _settled(self, decision: Decision) -> bool:
+        """A restatement the rules are sure of: the LLM could only agree."""
+        bar = self._rules_first
+        return bar is not None and decision.action is Action.UPDATE and decision.confidence >= bar
 
     def classify(self, pairs: Sequence[PairInput]) -> list[PairVerdict]:
         return self._pick(lambda judge: judge.classify(pairs))

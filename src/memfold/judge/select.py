@@ -27,4 +27,9 @@ def make_judge(settings: Settings, *, usage_sink: Any = None) -> Judge:
         classify_batch=settings.review.classify_batch,
         usage_sink=usage_sink,
     )
-    return FallbackJudge(llm, rules, recheck_after_s=settings.llm.recheck_after_s)
+    return FallbackJudge(
+        llm,
+        rules,
+        recheck_after_s=settings.llm.recheck_after_s,
+        rules_first_confidence=settings.llm.rules_first_confidence,
+    )
