@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from memfold.config import ConsolidationSettings
 from memfold.judge.base import SaveItem
-from memfold.judge.rules import RuleJudge
+from memfold.judge.rules import RuleJudge, thresholds_from_settings
 from memfold.judge.rules_compare import RuleThresholds
 from memfold.model import Action, Candidate, MemoryRecord, Scope
 from memfold.policy.guards import apply_guards
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.delete_min_confidence is not None:
         overrides["delete_min_confidence"] = args.delete_min_confidence
     settings = ConsolidationSettings(**overrides)
-    limits = RuleThresholds()
+    limits = thresholds_from_settings(settings)
     if args.flip_min_overlap is not None:
         limits = replace(limits, flip_min_overlap=args.flip_min_overlap)
     if args.merge_min_similarity is not None:

@@ -8,5 +8,6 @@ echo "== ruff"
 .venv/bin/ruff format --check src tests benchmarks
 echo "== mypy"
 .venv/bin/mypy
+MYPYPATH=src:tests:benchmarks .venv/bin/mypy --explicit-package-bases tests benchmarks
 echo "== pytest"
 .venv/bin/pytest -q -p no:cacheprovider "$@"

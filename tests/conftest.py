@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from memfold import Memory
 from memfold.embed.local import LocalEmbedder
 
 
@@ -21,18 +22,14 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def mem_off(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:  # noqa: F821
-    from memfold import Memory
-
+def mem_off(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:
     m = Memory(db_path, embedder=embedder, consolidate="off")
     yield m
     m.close()
 
 
 @pytest.fixture
-def mem_sync(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:  # noqa: F821
-    from memfold import Memory
-
+def mem_sync(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:
     m = Memory(db_path, embedder=embedder, consolidate="sync")
     yield m
     m.close()

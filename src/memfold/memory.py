@@ -8,6 +8,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from memfold.config import Settings, default_store_path
 from memfold.embed import Embedder, make_embedder
 from memfold.engine import edits, transfer
@@ -191,7 +193,7 @@ class Memory:
         self,
         items: Iterable[Mapping[str, Any]],
         *,
-        embeddings: Sequence[Sequence[float]] | None = None,
+        embeddings: Sequence[Sequence[float]] | np.ndarray | None = None,
     ) -> _Results:
         """Store many memories in one transaction. Each item takes ``add``'s keywords
         (``text`` required); ``embeddings`` optionally gives precomputed vectors."""
@@ -211,7 +213,7 @@ class Memory:
             if len(embeddings) != len(batch):
                 raise InvalidInput(f"{len(embeddings)} embeddings for {len(batch)} items")
             for item, vec in zip(batch, embeddings, strict=True):
-                item.embedding = vec  # type: ignore[assignment]  # checked in build_records
+                item.embedding = vec  # checked in build_records
         records = build_records(self.ctx, batch)
         enqueue = self.mode is not ConsolidateMode.OFF
         job_ids = store_records(self.ctx, records, enqueue=enqueue)

@@ -117,7 +117,8 @@ def test_add_many_with_and_without_vectors(mem_off: Memory, embedder: LocalEmbed
     vecs = embedder.embed(texts)
     results = mem_off.add_many([{"text": t, "user_id": "u"} for t in texts], embeddings=vecs)
     assert len(results) == 20
-    assert np.allclose(mem_off.get(results[3].memory.id).embedding, vecs[3], atol=1e-6)
+    stored = mem_off.get(results[3].memory.id).embedding
+    assert stored is not None and np.allclose(stored, vecs[3], atol=1e-6)
     more = mem_off.add_many([{"text": "another one", "user_id": "u", "sources": ["x"]}])
     assert mem_off.get(more[0].memory.id).sources == ["x"]
     assert len(mem_off.list(user_id="u", limit=None)) == 21
@@ -180,7 +181,7 @@ def test_manual_edit_reapplies_after_a_concurrent_change(
 
     r = mem_off.add("Sam lives in Lyon", user_id="s")
     real_require = edits.require
-    raced = []
+    raced: list[bool] = []
 
     def require_then_race(ctx: object, memory_id: str) -> object:
         record = real_require(ctx, memory_id)  # type: ignore[arg-type]

@@ -91,7 +91,7 @@ def test_add_many_is_all_or_nothing(mem_off: Memory) -> None:
     with pytest.raises(InvalidInput, match="unknown keys: colour"):
         mem_off.add_many([{"text": "fine", "colour": "red"}])
     with pytest.raises(InvalidInput, match="2 embeddings for 1 items"):
-        mem_off.add_many([{"text": "fine"}], embeddings=np.ones((2, 384)))  # type: ignore[arg-type]
+        mem_off.add_many([{"text": "fine"}], embeddings=np.ones((2, 384)))
     assert _count(mem_off) == 0
 
 
@@ -114,7 +114,7 @@ def test_bad_update_leaves_memory_unchanged(mem_off: Memory) -> None:
     r = mem_off.add("original")
     for kwargs in ({"text": ""}, {"importance": -1}, {"area": "nowhere"}, {"text": "a\x00b"}):
         with pytest.raises(InvalidInput):
-            mem_off.update(r.memory.id, **kwargs)  # type: ignore[arg-type]
+            mem_off.update(r.memory.id, **kwargs)
     got = mem_off.get(r.memory.id)
     assert got.text == "original" and got.version == 1
     assert mem_off.log() == []

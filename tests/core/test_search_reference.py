@@ -41,7 +41,7 @@ def _brute(
     areas: set[Area] | None,
 ) -> list[str]:
     scored = [
-        (float(r.embedding @ q), r.id)  # type: ignore[operator]
+        (float(r.embedding @ q), r.id)
         for r in rows
         if r.scope_key == scope and r.status in statuses and (areas is None or r.area in areas)
     ]

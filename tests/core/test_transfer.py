@@ -53,7 +53,8 @@ class OtherModel:
     def embed(self, texts: list[str]) -> np.ndarray:
         rng = np.random.default_rng(0)
         v = rng.normal(size=(len(texts), 8)).astype(np.float32)
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
+        out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+        return out
 
 
 def test_model_mismatch_is_clear_and_reembed_fixes_it(

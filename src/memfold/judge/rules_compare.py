@@ -25,19 +25,20 @@ class Relation(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class RuleThresholds:
-    """Rule-judge thresholds (mirrors the settings asked for in ConsolidationSettings)."""
+    """Rule-judge thresholds, read from ConsolidationSettings (``rules_*``), where the
+    defaults live (see ``memfold.judge.rules.thresholds_from_settings``)."""
 
     # Share of content words (Dice, cue words removed) two texts must share for a negation
     # flip to count as a contradiction of the same statement.
-    flip_min_overlap: float = 0.85
+    flip_min_overlap: float
     # Content words (besides the swapped values) allowed to differ in a value change.
-    value_max_other_diff: int = 1
+    value_max_other_diff: int
     # Content words both texts must share for a value change.
-    value_min_shared: int = 2
+    value_min_shared: int
     # Cosine above which content-word subsumption (words inserted) may become a MERGE.
-    merge_min_similarity: float = 0.93
+    merge_min_similarity: float
     # A text with this many content words or fewer is filed under "fragments".
-    fragment_max_words: int = 2
+    fragment_max_words: int
 
 
 @dataclass(frozen=True, slots=True)
