@@ -62,6 +62,9 @@ class LocalEmbedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # Spinning workers would keep both cores busy after each run and slow down the
+        # numpy search and SQLite work that follow every embedding.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(
             str(path), sess_options=options, providers=["CPUExecutionProvider"]
         )

@@ -67,6 +67,16 @@ def _messages(prompt: Prompt, payload: dict[str, Any]) -> list[dict[str, str]]:
     ]
 
 
+def _by_number(rows: Sequence[dict[str, Any]], key: str) -> dict[int, dict[str, Any]]:
+    """Reply rows by their 1-based number field; the first row for a number wins."""
+    out: dict[int, dict[str, Any]] = {}
+    for raw in rows:
+        number = raw.get(key)
+        if isinstance(number, int) and number not in out:
+            out[number] = raw
+    return out
+
+
 def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
@@ -177,11 +187,7 @@ class LLMJudge:
                 masking=session,
             )
             usage = result.usage
-            by_item: dict[int, dict[str, Any]] = {}
-            for raw in result.value.decisions:
-                number = raw.get("item")
-                if isinstance(number, int) and number not in by_item:
-                    by_item[number] = raw
+            by_item = _by_number(result.value.decisions, "item")
             results = [self._decision(by_item.get(n), n, session) for n in range(1, len(batch) + 1)]
         except Exception as exc:
             usage = usage_of(exc)
@@ -259,11 +265,7 @@ class LLMJudge:
                 masking=session,
             )
             usage = result.usage
-            by_pair: dict[int, dict[str, Any]] = {}
-            for raw in result.value.verdicts:
-                number = raw.get("pair")
-                if isinstance(number, int) and number not in by_pair:
-                    by_pair[number] = raw
+            by_pair = _by_number(result.value.verdicts, "pair")
             verdicts = [self._verdict(by_pair.get(n), n, session) for n in range(1, len(batch) + 1)]
         except Exception as exc:
             usage = usage_of(exc)

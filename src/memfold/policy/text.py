@@ -109,8 +109,15 @@ _DATE_PATTERN = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 
 def tokens(text: str) -> list[str]:
     """Word and number tokens in original case; apostrophes stay inside words."""
+    return list(_tokens(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _tokens(text: str) -> tuple[str, ...]:
+    # A new memory is compared with up to five candidates, each rule tokenizing both
+    # texts again: the same few texts are tokenized dozens of times per save.
     folded = unicodedata.normalize("NFKC", text).replace("’", "'")
-    return _TOKEN.findall(folded)
+    return tuple(_TOKEN.findall(folded))
 
 
 def normalized(text: str) -> str:
@@ -153,13 +160,18 @@ def is_negation(token: str) -> bool:
 
 def content_sequence(text: str) -> list[str]:
     """Stemmed content words in order: stopwords and negation markers removed."""
+    return list(_content_sequence(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _content_sequence(text: str) -> tuple[str, ...]:
     out: list[str] = []
-    for tok in tokens(text):
+    for tok in _tokens(text):
         low = tok.lower()
         if low in STOPWORDS or is_negation(low):
             continue
         out.append(stem(low))
-    return out
+    return tuple(out)
 
 
 # Words whose presence never changes what a statement says. Everything else, including
@@ -169,7 +181,7 @@ LIGHT_WORDS: frozenset[str] = _words("""a an the also just really very actually 
 
 def strict_sequence(text: str) -> list[str]:
     """Every stemmed token but articles and fillers, in order: the duplicate-check view."""
-    return [stem(t) for t in (tok.lower() for tok in tokens(text)) if t not in LIGHT_WORDS]
+    return [stem(t) for t in (tok.lower() for tok in _tokens(text)) if t not in LIGHT_WORDS]
 
 
 def is_question(text: str) -> bool:
