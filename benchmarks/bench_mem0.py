@@ -34,7 +34,6 @@ from bench_common import machine, met, parser, progress, table, write_json
 from memfold import Memory
 from memfold.config import EmbedSettings, LLMSettings, Settings
 from memfold.evaluation.conversations import load_locomo
-from memfold.judge.llm import LLMJudge
 from memfold.testing.fake_llm import FakeLLMServer
 from memfold.testing.fake_replies import count_tokens, prompt_tokens, user_payload
 
@@ -130,11 +129,38 @@ def summarize(rows: list[dict[str, float]], rtt_s: float) -> dict[str, float]:
     return {
         "adds": n,
         "overhead_median_ms": 1000 * statistics.median(r["wall"] - r["server_s"] for r in rows),
+        "overhead_mean_ms": 1000 * statistics.fmean(r["wall"] - r["server_s"] for r in rows),
         "overhead_net_of_rtt_median_ms": 1000 * statistics.median(adjusted(r) for r in rows),
         "wall_median_ms": 1000 * statistics.median(r["wall"] for r in rows),
         "llm_calls_per_add": sum(r["calls"] for r in rows) / n,
         "embed_calls_per_add": sum(r["embed_calls"] for r in rows) / n,
         "tokens_per_add": sum(r["prompt_tokens"] + r["completion_tokens"] for r in rows) / n,
+    }
+
+
+def amortized_background(
+    db: Path, settings: Settings, stream: list[str], meter: Meter
+) -> dict[str, float]:
+    """memfold's default mode on the same stream: add() returns once stored; the worker
+    decides pending saves in batches. Overhead = (all adds + flush) - server time, / n."""
+    mem = Memory(db, settings=settings, consolidate="background")
+    try:
+        mem.add("warm-up", user_id="warm")
+        mem.flush()
+        before = meter.snapshot()
+        started = time.perf_counter()
+        for text in stream:
+            mem.add(text, user_id="bench")
+        mem.flush()
+        wall = time.perf_counter() - started
+        delta = meter.delta(before)
+    finally:
+        mem.close()
+    n = len(stream)
+    return {
+        "adds": n,
+        "overhead_per_add_ms": 1000 * (wall - delta["server_s"]) / n,
+        "llm_calls_per_add": delta["calls"] / n,
     }
 
 
@@ -157,8 +183,8 @@ def main() -> None:
             provider="openai", base_url=base_url, model="fake-embedder", api_key="x"
         )
         settings = Settings(llm=llm, embed=embed)
+        # memfold as shipped: the default judge (LLM, with the rule judge first and behind).
         mem = Memory(Path(tmp) / "memfold.db", settings=settings, consolidate="sync")
-        mem.judge = LLMJudge(llm, usage_sink=mem.store)
         child = subprocess.Popen(
             [str(python), str(CHILD), base_url, tmp],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -200,8 +226,9 @@ def main() -> None:
             child.stdin.close()
             child.wait(timeout=60)
             mem.close()
-            parent.send("stop")
-            server_proc.join(timeout=30)
+        batched = amortized_background(Path(tmp) / "background.db", settings, stream[1:], meter)
+        parent.send("stop")
+        server_proc.join(timeout=30)
     rtt = statistics.median(rtts)
     out: dict[str, Any] = {
         "fake_server_round_trip_ms": 1000 * rtt,
@@ -210,6 +237,7 @@ def main() -> None:
         "mem0": MEM0_SPEC,
         "memfold_summary": summarize(rows["memfold"], rtt),
         "mem0_summary": summarize(rows["mem0"], rtt),
+        "memfold_background": batched,
     }
     a, b = out["memfold_summary"], out["mem0_summary"]
     out["overhead_ratio_mem0_over_memfold"] = b["overhead_median_ms"] / a["overhead_median_ms"]
@@ -226,6 +254,11 @@ def main() -> None:
          f"{b['overhead_net_of_rtt_median_ms']:.2f} ms",
          f"{1 / out['net_overhead_ratio_mem0_over_memfold']:.3f}",
          f">= 5x lower {met(out['net_overhead_ratio_mem0_over_memfold'] >= 5)}"],
+        ["amortized per-add overhead, memfold default mode (background, batched) vs mem0 mean",
+         f"{batched['overhead_per_add_ms']:.2f} ms", f"{b['overhead_mean_ms']:.2f} ms",
+         f"{batched['overhead_per_add_ms'] / b['overhead_mean_ms']:.3f}",
+         f">= 5x lower {met(b['overhead_mean_ms'] >= 5 * batched['overhead_per_add_ms'])}"],
+        ["  LLM calls per add in that mode", f"{batched['llm_calls_per_add']:.3f}", "", "", ""],
         ["fake server bare round trip (GET /models) median", f"{1000 * rtt:.2f} ms", "", "", ""],
         ["per-add wall median", f"{a['wall_median_ms']:.2f} ms", f"{b['wall_median_ms']:.2f} ms",
          f"{a['wall_median_ms'] / b['wall_median_ms']:.3f}", ""],

@@ -84,6 +84,9 @@ class ConsolidationSettings(BaseModel):
     # Information-loss guard: share of a source's content words a result must keep.
     min_content_word_recall: float = Field(0.8, ge=0.0, le=1.0)
     worker_poll_s: float = Field(0.5, gt=0)
+    # The background worker waits this long after a save (or until batch_size saves are
+    # pending) before deciding, so a burst of saves shares one judge call.
+    batch_wait_s: float = Field(0.25, ge=0)
     # Rule judge (offline) knobs, tuned on dev splits with benchmarks/tune_rules.py.
     rules_flip_min_overlap: float = Field(0.85, ge=0.0, le=1.0)
     rules_value_max_other_diff: int = Field(1, ge=0)

@@ -161,9 +161,9 @@ def test_crash_after_store_before_decision_loses_nothing(
     with Memory(db_path, embedder=embedder, consolidate="sync") as mem:
         assert mem.store.count_memories() == 2
         assert mem.store.count_jobs("pending") == 2
-        # Both jobs are judged in one batch; the second is re-planned after the first
-        # changed its memory (an optimistic version conflict), so 3 job runs in all.
-        assert mem.flush() == 3
+        # Both jobs run in one batch: the newer memory is judged against the older one,
+        # never the older against the newer.
+        assert mem.flush() == 2
         assert len(mem.list(user_id="s")) == 1
         assert mem.store.count_jobs("pending") == 0
 

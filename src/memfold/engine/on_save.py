@@ -32,11 +32,15 @@ class Outcome:
 
 
 def candidates_for(ctx: Context, record: MemoryRecord) -> list[Candidate]:
+    """What was already known when ``record`` was saved: similar active memories that
+    are not newer than it. (Two saves pending together are then judged once, newer
+    against older, never each against the other.)"""
     cfg = ctx.settings.consolidation
     found = similar_active(
         ctx, record, k=cfg.candidates_fetched, min_similarity=cfg.discovery_threshold
     )
-    return found[: cfg.candidates_judged]
+    older = [c for c in found if c.memory.created_at <= record.created_at]
+    return older[: cfg.candidates_judged]
 
 
 def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcome]:

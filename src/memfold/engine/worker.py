@@ -6,6 +6,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 
 from memfold.engine.context import Context
@@ -65,6 +66,15 @@ class BackgroundWorker:
     def wait_idle(self, timeout: float | None = None) -> bool:
         return self._idle.wait(timeout)
 
+    def _gather(self) -> None:
+        """Give a burst of saves time to pile up, so one judge call decides several."""
+        cfg = self._ctx.settings.consolidation
+        deadline = time.monotonic() + cfg.batch_wait_s
+        while time.monotonic() < deadline and not self._stop.is_set():
+            if self._ctx.store.count_jobs("pending") >= cfg.batch_size:
+                return
+            self._stop.wait(min(cfg.worker_poll_s, 0.05))
+
     def _run(self) -> None:
         poll = self._ctx.settings.consolidation.worker_poll_s
         while not self._stop.is_set():
@@ -72,6 +82,7 @@ class BackgroundWorker:
             self._wake.clear()
             if self._stop.is_set():
                 break
+            self._gather()
             try:
                 drain(self._ctx, self._judge)
             except Exception:  # the worker must outlive any one bad batch

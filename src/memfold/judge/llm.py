@@ -185,6 +185,7 @@ class LLMJudge:
                 ConsolidationEnvelope,
                 send_schema=ConsolidationReply,
                 masking=session,
+                premasked=True,
             )
             usage = result.usage
             by_item = _by_number(result.value.decisions, "item")
@@ -263,6 +264,7 @@ class LLMJudge:
                 ClassificationEnvelope,
                 send_schema=ClassificationReply,
                 masking=session,
+                premasked=True,
             )
             usage = result.usage
             by_pair = _by_number(result.value.verdicts, "pair")
@@ -320,7 +322,7 @@ class LLMJudge:
         try:
             payload = {"memories": [_memory(m, session) for m in memories]}
             result = await self._client.complete(
-                task, _messages(prompt, payload), TextReply, masking=session
+                task, _messages(prompt, payload), TextReply, masking=session, premasked=True
             )
             out = TextResult(
                 text=session.unmask(result.value.text),

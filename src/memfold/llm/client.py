@@ -130,19 +130,25 @@ class LLMClient:
         *,
         send_schema: type[BaseModel] | None = None,
         masking: MaskSession | None = None,
+        premasked: bool = False,
     ) -> LLMResult[T]:
         """Send ``messages`` for ``task``; the reply validated against ``schema``.
 
         ``send_schema`` is the schema advertised to the model (default
         ``schema``); a looser ``schema`` lets batch callers validate items one
-        by one. Pass ``masking`` to unmask the reply with the same session.
+        by one. Pass ``masking`` to unmask the reply with the same session, and
+        ``premasked`` when every text in ``messages`` already went through it (the
+        judges mask each memory text; rescanning a batch's whole JSON costs ms).
         """
         if not messages:
             raise ValueError("complete() needs at least one message")
         role = self.role(task)
         session = masking if masking is not None else MaskSession()
         advertised = send_schema or schema
-        masked = [{"role": m["role"], "content": session.mask(m["content"])} for m in messages]
+        if premasked and masking is not None:
+            masked = [{"role": m["role"], "content": m["content"]} for m in messages]
+        else:
+            masked = [{"role": m["role"], "content": session.mask(m["content"])} for m in messages]
         if not role.settings.json_schema:
             masked[0] = {
                 **masked[0],

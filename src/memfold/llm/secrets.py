@@ -57,8 +57,10 @@ _OWN_PATTERNS: tuple[tuple[str, int], ...] = (
 )
 
 # name = value / name: value / "name": "value" for credential-like names.
+# The lookbehind starts a name only at a word boundary: without it every position inside
+# a long identifier (a 32-hex id) restarts the scan, which is quadratic in its length.
 _ASSIGNMENT = re.compile(
-    r"(?i)([A-Za-z0-9_.\-]*(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|"
+    r"(?i)(?<![A-Za-z0-9_.\-])([A-Za-z0-9_.\-]*(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd|"
     r"access[_-]?key|private[_-]?key|authorization|auth(?![a-z])|credential|session[_-]?id)"
     r"[A-Za-z0-9_.\-]*)[\"']?\s*(?:[:=]|=>|\bis\b)\s*[\"']?([^\s\"',;`]{6,})"
 )
