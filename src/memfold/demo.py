@@ -108,7 +108,7 @@ def run_demo(path: Path | None, *, as_json: bool = False) -> dict[str, Any]:
                 console.print(f"\nundo of log #{entry.id} ({entry.action}): restored exactly")
                 console.print(render.memory_table(restored, f"after undo of #{entry.id}"))
         if not as_json:
-            console.print(render.log_table(reversed(mem.log(1000)), "the audit log"))
+            console.print(render.log_table(reversed(mem.log(1000)), "the audit log", compact=True))
         else:
             render.print_json(report)
     if workdir is not None:

@@ -53,23 +53,28 @@ def hits_table(hits: Sequence[SearchHit], title: str) -> Table:
     return table
 
 
-def log_table(entries: Iterable[LogEntry], title: str = "consolidation log") -> Table:
+def log_table(
+    entries: Iterable[LogEntry], title: str = "consolidation log", *, compact: bool = False
+) -> Table:
+    """The audit log; ``compact`` leaves out time, path and ids (fits 80 columns)."""
     table = Table(title=title)
-    for col in ("log", "time", "path", "action", "sim", "conf", "inputs", "outputs", "reasoning"):
+    wide = ("log", "time", "path", "action", "sim", "conf", "inputs", "outputs", "reasoning")
+    cols = ("log", "action", "sim", "conf", "reasoning") if compact else wide
+    for col in cols:
         table.add_column(col, overflow="fold")
     for e in entries:
-        action = e.action + (f" (undone by #{e.undone_by})" if e.undone_by else "")
-        table.add_row(
-            str(e.id),
-            e.time.strftime("%Y-%m-%d %H:%M:%S"),
-            e.path,
-            action,
-            "" if e.similarity is None else f"{e.similarity:.3f}",
-            "" if e.confidence is None else f"{e.confidence:.2f}",
-            ",".join(short(i) for i in e.input_ids),
-            ",".join(short(i) for i in e.output_ids),
-            e.reasoning,
-        )
+        cells = {
+            "log": str(e.id),
+            "time": e.time.strftime("%Y-%m-%d %H:%M:%S"),
+            "path": e.path,
+            "action": e.action + (f" (undone by #{e.undone_by})" if e.undone_by else ""),
+            "sim": "" if e.similarity is None else f"{e.similarity:.3f}",
+            "conf": "" if e.confidence is None else f"{e.confidence:.2f}",
+            "inputs": ",".join(short(i) for i in e.input_ids),
+            "outputs": ",".join(short(i) for i in e.output_ids),
+            "reasoning": e.reasoning,
+        }
+        table.add_row(*(cells[c] for c in cols))
     return table
 
 
