@@ -83,6 +83,16 @@ class ConsolidationSettings(BaseModel):
     max_attempts: int = Field(5, ge=1)
     # Information-loss guard: share of a source's content words a result must keep.
     min_content_word_recall: float = Field(0.8, ge=0.0, le=1.0)
+    # The result check (memfold.policy.result_check): content words a judge-written text
+    # may add that no source has ("enjoys" for "likes"), and how much longer than all its
+    # sources together it may be.
+    result_max_new_content_words: int = Field(2, ge=0)
+    result_max_growth: float = Field(1.25, ge=1.0)
+    # UPDATE rewrites a memory in place: its own cosine gate (see docs/benchmarks.md).
+    update_threshold: float = Field(0.85, ge=0.0, le=1.0)
+    # A change cue ("now", "moved to") retires an older memory only when it is about the
+    # same statement: this share of content words (Dice, the values aside) shared.
+    supersede_min_overlap: float = Field(0.6, ge=0.0, le=1.0)
     worker_poll_s: float = Field(0.5, gt=0)
     # The background worker waits this long after a save (or until batch_size saves are
     # pending) before deciding, so a burst of saves shares one judge call.

@@ -332,6 +332,9 @@ class Decision:
     transient: bool = False
     downgraded_from: Action | None = None
     downgrade_reasons: list[str] = field(default_factory=list)
+    # KEEP_SEPARATE of a memory that negates a target with no sign of change: both stay
+    # visible, linked as contradicting each other.
+    contradicts: bool = False
 
     def to_dict(self) -> JSONDict:
         return {
@@ -346,6 +349,7 @@ class Decision:
             "model": self.model,
             "downgraded_from": None if self.downgraded_from is None else self.downgraded_from.value,
             "downgrade_reasons": self.downgrade_reasons,
+            "contradicts": self.contradicts,
         }
 
 

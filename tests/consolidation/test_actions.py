@@ -9,13 +9,17 @@ import pytest
 
 from helpers.scripted import ScriptedJudge, base, vec_with_cosine
 from memfold import Memory, Status, UndoRefused
+from memfold.config import ReviewSettings, Settings
 from memfold.embed.local import LocalEmbedder
 from memfold.judge.base import SaveItem
 from memfold.model import Action, Decision, LinkKind
 
 
 def _mem(db_path: Path, embedder: LocalEmbedder, judge: ScriptedJudge) -> Memory:
-    return Memory(db_path, embedder=embedder, judge=judge, consolidate="sync")
+    # The stored vectors here are synthetic (set cosines), the result texts' real: the
+    # drift bound would compare the two, so it is opened wide (tested on its own below).
+    settings = Settings(review=ReviewSettings(breaker_drift=2.0))
+    return Memory(db_path, settings=settings, embedder=embedder, judge=judge, consolidate="sync")
 
 
 def _snapshot(mem: Memory) -> dict[str, tuple[object, ...]]:
@@ -193,3 +197,25 @@ def test_undo_refuses_when_later_changes_built_on_it(
         assert mem.get(r1.memory.id).status is Status.ACTIVE
         with pytest.raises(UndoRefused, match="already undone"):
             mem.undo(r1.log_id)
+
+
+def test_a_result_text_that_drifts_from_every_source_is_refused(
+    db_path: Path, embedder: LocalEmbedder
+) -> None:
+    judge = ScriptedJudge(
+        lambda it: Decision(
+            Action.UPDATE,
+            [_target(it)],
+            text="Sam likes tea, mostly green tea from the market",
+            confidence=0.95,
+        )
+    )
+    with Memory(db_path, embedder=embedder, judge=judge, consolidate="sync") as mem:
+        # Real vectors for the sources, but the stored old memory's is synthetic: the
+        # result text embeds far from both, so the breaker's drift bound refuses it.
+        old = mem.add("Sam likes tea", user_id="s", embedding=base()).memory
+        r = mem.add("Sam likes tea, mostly green tea", user_id="s", embedding=vec_with_cosine(0.95))
+        assert r.decision is not None and r.decision.action is Action.KEEP_SEPARATE
+        assert any("drift" in why for why in r.decision.downgrade_reasons)
+        assert mem.get(old.id).text == "Sam likes tea"
+        assert len(mem.list(user_id="s")) == 2

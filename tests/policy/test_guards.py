@@ -19,6 +19,8 @@ def record(mid: str, text: str, scope: Scope = SCOPE) -> MemoryRecord:
 NEW = record("new", "The user likes strong coffee in the morning")
 OLD = record("old", "The user likes coffee in the morning")
 OTHER = record("other", "The user drinks 2 cups of tea at 4 pm")
+# A retraction of OLD: the evidence a DELETE needs.
+RETRACT = record("new", "The user no longer likes coffee in the morning")
 
 
 def decision(
@@ -152,9 +154,16 @@ def test_update_keeping_too_few_content_words_is_refused() -> None:
     assert any("content words of new" in r for r in out.downgrade_reasons)
 
 
-def test_update_that_keeps_everything_passes_without_a_cosine_gate() -> None:
+def test_update_has_a_cosine_gate_of_its_own() -> None:
+    low = SETTINGS.update_threshold - 0.05
     out = apply_guards(
-        decision(Action.UPDATE, ["old"], NEW.text), NEW, [Candidate(OLD, 0.75)], SETTINGS
+        decision(Action.UPDATE, ["old"], NEW.text), NEW, [Candidate(OLD, low)], SETTINGS
+    )
+    assert out.action is Action.KEEP_SEPARATE
+    assert any("UPDATE needs cosine" in r for r in out.downgrade_reasons)
+    high = SETTINGS.update_threshold + 0.01
+    out = apply_guards(
+        decision(Action.UPDATE, ["old"], NEW.text), NEW, [Candidate(OLD, high)], SETTINGS
     )
     assert out.action is Action.UPDATE
     assert out.text == NEW.text
@@ -163,7 +172,7 @@ def test_update_that_keeps_everything_passes_without_a_cosine_gate() -> None:
 def test_delete_below_similarity_threshold_is_refused() -> None:
     low = SETTINGS.delete_threshold - 0.05
     out = apply_guards(
-        decision(Action.DELETE, ["old"], confidence=0.95), NEW, [Candidate(OLD, low)], SETTINGS
+        decision(Action.DELETE, ["old"], confidence=0.95), RETRACT, [Candidate(OLD, low)], SETTINGS
     )
     assert out.action is Action.KEEP_SEPARATE
     assert out.downgraded_from is Action.DELETE
@@ -172,9 +181,9 @@ def test_delete_below_similarity_threshold_is_refused() -> None:
 def test_delete_below_confidence_is_refused_and_above_passes() -> None:
     cands = [Candidate(OLD, 0.95)]
     unsure = decision(Action.DELETE, ["old"], confidence=SETTINGS.delete_min_confidence - 0.1)
-    assert apply_guards(unsure, NEW, cands, SETTINGS).action is Action.KEEP_SEPARATE
+    assert apply_guards(unsure, RETRACT, cands, SETTINGS).action is Action.KEEP_SEPARATE
     sure = decision(Action.DELETE, ["old"], confidence=0.95)
-    assert apply_guards(sure, NEW, cands, SETTINGS).action is Action.DELETE
+    assert apply_guards(sure, RETRACT, cands, SETTINGS).action is Action.DELETE
 
 
 def test_confidence_and_importance_are_clamped() -> None:
@@ -190,7 +199,7 @@ def test_confidence_and_importance_are_clamped() -> None:
     nan = apply_guards(decision(Action.ADD, [], confidence=math.nan), NEW, cands, SETTINGS)
     assert nan.confidence == 0.0
     # Clamping happens before the DELETE gate: 1.5 counts as 1.0, which passes.
-    big = apply_guards(decision(Action.DELETE, ["old"], confidence=1.5), NEW, cands, SETTINGS)
+    big = apply_guards(decision(Action.DELETE, ["old"], confidence=1.5), RETRACT, cands, SETTINGS)
     assert big.action is Action.DELETE and big.confidence == 1.0
 
 
@@ -211,11 +220,14 @@ def test_thresholds_come_from_settings() -> None:
         decision(Action.MERGE, ["old"], NEW.text), NEW, [Candidate(OLD, 0.95)], strict
     )
     assert out.action is Action.KEEP_SEPARATE
-    lax = ConsolidationSettings(min_content_word_recall=0.0)
-    out = apply_guards(
-        decision(Action.UPDATE, ["old"], "The user likes coffee"),
-        NEW,
-        [Candidate(OLD, 0.95)],
-        lax,
+    # OLD's text keeps 4 of NEW's 5 content words ("strong" is gone).
+    strict_recall = ConsolidationSettings(min_content_word_recall=0.9)
+    drop = decision(Action.UPDATE, ["old"], OLD.text)
+    assert apply_guards(drop, NEW, [Candidate(OLD, 0.95)], strict_recall).action is (
+        Action.KEEP_SEPARATE
     )
-    assert out.action is Action.UPDATE
+    assert apply_guards(drop, NEW, [Candidate(OLD, 0.95)], SETTINGS).action is Action.UPDATE
+    strict_update = ConsolidationSettings(update_threshold=0.97)
+    assert apply_guards(drop, NEW, [Candidate(OLD, 0.95)], strict_update).action is (
+        Action.KEEP_SEPARATE
+    )

@@ -7,6 +7,7 @@ import pytest
 
 from memfold.config import ReviewSettings
 from memfold.model import Category, PairLabel
+from memfold.policy.result_check import ResultLimits, Source, check_merge
 from memfold.policy.review import (
     Band,
     FeedbackRule,
@@ -16,7 +17,6 @@ from memfold.policy.review import (
     enforce_label,
     feedback_rules,
     gate,
-    merge_anomalies,
     p90,
     past_cold_start,
     queue_share_exceeded,
@@ -99,17 +99,30 @@ def unit(v: list[float]) -> np.ndarray:
 
 def test_breaker_length_and_drift() -> None:
     v = unit([1, 0, 0])
-    ok = merge_anomalies("a" * 100, v, [("a" * 100, v), ("a" * 80, v)], CFG)
-    assert ok == []
-    short = merge_anomalies("a" * 59, v, [("a" * 100, v), ("a" * 20, v)], CFG)
-    assert len(short) == 1 and "length" in short[0]
-    assert merge_anomalies("a" * 60, v, [("a" * 100, v)], CFG) == []
+    limits = ResultLimits.from_parts(review=CFG)
+    long = "Frank was born in Toronto in 1980 and grew up near the lake shore"
+    sources = [(Source("a", long), v), (Source("b", "Frank was born in Toronto"), v)]
+    assert check_merge(long, v, sources, limits) == []
+    short = check_merge("Frank: Toronto, 1980, lake", v, sources, limits)
+    assert any("length drop" in r for r in short)
     far = unit([0.8, 0.6, 0])  # 1 - cos = 0.2 from v
-    drift = merge_anomalies("a" * 100, far, [("a" * 100, v), ("a" * 100, v)], CFG)
+    drift = check_merge(long, far, sources, limits)
     assert len(drift) == 1 and "drift" in drift[0]
-    near_one = merge_anomalies("a" * 100, far, [("a" * 100, v), ("a" * 100, far)], CFG)
+    near_one = check_merge(long, far, [sources[0], (sources[1][0], far)], limits)
     assert near_one == []  # close to one source is enough
     assert not breaker_trips(3, CFG) and breaker_trips(4, CFG)
+
+
+def test_review_merge_that_swaps_a_fact_is_refused() -> None:
+    v = unit([1, 0, 0])
+    limits = ResultLimits.from_parts(review=CFG)
+    sources = [
+        (Source("a", "Frank was born in Toronto"), v),
+        (Source("b", "Frank's birthplace is Toronto"), v),
+    ]
+    reasons = check_merge("Frank was born in Ottawa", v, sources, limits)
+    assert any("drops name 'toronto'" in r for r in reasons)
+    assert any("adds name 'ottawa'" in r for r in reasons)
 
 
 def test_feedback_rules_and_bounds() -> None:

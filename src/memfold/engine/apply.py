@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memfold.engine.changes import ChangeSet, link
 from memfold.engine.context import Context
@@ -13,6 +13,7 @@ from memfold.model import (
     LinkKind,
     MemoryRecord,
     Status,
+    Vector,
     content_hash,
     new_id,
     utcnow,
@@ -23,14 +24,22 @@ def _union(*lists: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(item for lst in lists for item in lst))
 
 
-def _retext(ctx: Context, record: MemoryRecord, text: str, known: dict[str, MemoryRecord]) -> None:
+def _retext(
+    ctx: Context,
+    record: MemoryRecord,
+    text: str,
+    known: dict[str, MemoryRecord],
+    vectors: Mapping[str, Vector],
+) -> None:
     """Give ``record`` a new text and its vector, reusing one already computed for that text."""
     if text == record.text:
         return
     record.text = text
     record.content_hash = content_hash(text)
     same = known.get(text)
-    if same is not None and same.embedding is not None and same.embedding_model:
+    if text in vectors:
+        record.embedding, record.embedding_model = vectors[text], ctx.embedder.model_id
+    elif same is not None and same.embedding is not None and same.embedding_model:
         # Containment/duplicate UPDATEs keep the new or a candidate text verbatim.
         record.embedding, record.embedding_model = same.embedding, same.embedding_model
     else:
@@ -50,9 +59,15 @@ def _supersede(record: MemoryRecord, by: str, *, end_validity: bool = False) -> 
 
 
 def plan(
-    ctx: Context, new: MemoryRecord, candidates: Sequence[Candidate], decision: Decision
+    ctx: Context,
+    new: MemoryRecord,
+    candidates: Sequence[Candidate],
+    decision: Decision,
+    vectors: Mapping[str, Vector] | None = None,
 ) -> ChangeSet:
-    """The change a (guarded) decision asks for, planned on the versions seen."""
+    """The change a (guarded) decision asks for, planned on the versions seen. ``vectors``
+    holds embeddings already computed for result texts."""
+    vectors = vectors or {}
     by_id = {c.memory.id: c.memory for c in candidates}
     targets = [by_id[t] for t in decision.target_ids if t in by_id]
     sims = [c.similarity for c in candidates if c.memory.id in decision.target_ids]
@@ -75,7 +90,7 @@ def plan(
     known = {m.text: m for m in [new, *by_id.values()]}
     if action is Action.UPDATE:
         target = targets[0].copy(version=targets[0].version + 1, updated_at=now)
-        _retext(ctx, target, decision.text or target.text, known)
+        _retext(ctx, target, decision.text or target.text, known, vectors)
         target.sources = _union(target.sources, new.sources)
         target.importance = max(target.importance, new.importance, decision.importance or 0.0)
         target.area = decision.area or target.area
@@ -96,7 +111,7 @@ def plan(
             access_count=max(o.access_count for o in originals),
             status=Status.ACTIVE,
         )
-        _retext(ctx, merged, decision.text or new.text, known)
+        _retext(ctx, merged, decision.text or new.text, known, vectors)
         change.creates = [merged]
         change.expected[merged.id] = None
         change.writes = [_supersede(o, merged.id) for o in originals]
@@ -116,7 +131,8 @@ def plan(
     elif action in (Action.ADD, Action.KEEP_SEPARATE):
         if decision.area is not None and decision.area != new.area:
             change.writes = [new.copy(area=decision.area, version=new.version + 1, updated_at=now)]
-        change.add_links = [link(new.id, t.id, LinkKind.RELATED) for t in targets]
+        kind = LinkKind.CONTRADICTS if decision.contradicts else LinkKind.RELATED
+        change.add_links = [link(new.id, t.id, kind) for t in targets]
     return change
 
 

@@ -17,8 +17,9 @@ from memfold.engine.context import Context
 from memfold.engine.search import similar_active
 from memfold.errors import ConflictError
 from memfold.judge.base import Judge, SaveItem
-from memfold.model import Action, Candidate, Decision, Job, MemoryRecord, Status
-from memfold.policy.guards import apply_guards
+from memfold.model import Action, Candidate, Decision, Job, MemoryRecord, Status, Vector
+from memfold.policy.guards import apply_guards, refuse
+from memfold.policy.result_check import ResultLimits, drift_problems
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +70,12 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
 
 
 def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision) -> Outcome:
-    decision = apply_guards(raw, item.new, item.candidates, ctx.settings.consolidation)
+    limits = ResultLimits.from_settings(ctx.settings)
+    decision = apply_guards(raw, item.new, item.candidates, ctx.settings.consolidation, limits)
     if decision.action is Action.SKIP:
         return _skip(ctx, job, item, decision)
-    change = plan(ctx, item.new, item.candidates, decision)
+    decision, vectors = _check_drift(ctx, item, decision, limits)
+    change = plan(ctx, item.new, item.candidates, decision, vectors)
     try:
         log_id = commit(ctx, change, inside=lambda _id: ctx.store.finish_job(job.id))
     except ConflictError as exc:
@@ -80,6 +83,25 @@ def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision) -> Outcome
         ctx.store.release_job(job.id, f"conflict: {exc}")
         return Outcome(item.new.id, decision, retry=True)
     return Outcome(item.new.id, decision, log_id)
+
+
+def _check_drift(
+    ctx: Context, item: SaveItem, decision: Decision, limits: ResultLimits
+) -> tuple[Decision, dict[str, Vector]]:
+    """A judge-written text (UPDATE, MERGE) must embed near one of its sources (the
+    breaker's drift bound). Its vector is handed on so it is computed once."""
+    text = decision.text
+    if decision.action not in (Action.UPDATE, Action.MERGE) or text is None:
+        return decision, {}
+    by_id = {c.memory.id: c.memory for c in item.candidates}
+    sources = [item.new, *(by_id[t] for t in decision.target_ids if t in by_id)]
+    if any(s.text == text for s in sources):
+        return decision, {}  # a source's own text: no drift
+    vector = ctx.embed_one(text)
+    problems = drift_problems(vector, [(s.id, s.embedding) for s in sources], limits.max_drift)
+    if problems:
+        return refuse(decision, problems), {}
+    return decision, {text: vector}
 
 
 def _skip(ctx: Context, job: Job, item: SaveItem, decision: Decision) -> Outcome:

@@ -27,13 +27,13 @@ from memfold.engine.review_scan import scan
 from memfold.errors import ConflictError, InvalidInput, NotFound
 from memfold.judge.base import Judge
 from memfold.model import JSONDict, LinkKind, PairLabel, QueueItem, ReviewRun, Scope, Status, utcnow
+from memfold.policy.result_check import ResultLimits, Source, check_merge
 from memfold.policy.review import (
     Band,
     GateDecision,
     ScoredPair,
     breaker_trips,
     gate,
-    merge_anomalies,
     queue_share_exceeded,
 )
 
@@ -155,8 +155,13 @@ def _process_scope(
             store.set_queue_status(item.id, "classified", note="judge wrote no merge text")
             stats.bump("no_text")
             continue
-        reasons = merge_anomalies(
-            proposal.text, proposal.vector, [(a.text, a.embedding), (b.text, b.embedding)], cfg
+        # The one result check (and the breaker's length and drift bounds): a refused
+        # merge is held for review, never applied, and counts as an anomaly.
+        reasons = check_merge(
+            proposal.text,
+            proposal.vector,
+            [(Source(a.id, a.text), a.embedding), (Source(b.id, b.text), b.embedding)],
+            ResultLimits.from_settings(ctx.settings),
         )
         if reasons:
             anomalies += 1

@@ -137,6 +137,28 @@ def beam_table(result: JSONDict, title: str) -> Table:
     return table
 
 
+def scenarios_table(result: JSONDict, title: str) -> Table:
+    table = Table(title=title)
+    for col in ("kind", "scenarios", "as intended", "actions applied"):
+        table.add_column(col, justify="left" if col in ("kind", "actions applied") else "right")
+    for kind, entry in result["by_kind"].items():
+        actions = ", ".join(f"{a} {n}" for a, n in sorted(entry["actions"].items()))
+        table.add_row(kind, str(entry["n"]), f"{entry['ok']} ({pct(_share(entry))})", actions)
+    table.add_row(
+        "[bold]must be 0[/]",
+        "",
+        f"distinct merged/updated/superseded: {result['distinct_violations']}; "
+        f"contradictions dropped: {result['contradictions_dropped']}; "
+        f"distractors touched: {result['distractors_touched']}",
+        f"LLM calls: {result['llm_calls']}",
+    )
+    return table
+
+
+def _share(entry: JSONDict) -> float | None:
+    return entry["ok"] / entry["n"] if entry["n"] else None
+
+
 def print_report(console: Console, results: JSONDict) -> None:
     label = "HELD-OUT (report only)" if results["split"] == "heldout" else "dev"
     judge = results["judge"]
@@ -149,3 +171,8 @@ def print_report(console: Console, results: JSONDict) -> None:
         console.print(locomo_category_table(results["locomo"]))
     if "beam" in results:
         console.print(beam_table(results["beam"], f"BEAM, {label} split, judge {judge}"))
+    scenarios = results.get("scenarios")
+    if scenarios and not scenarios.get("missing"):
+        console.print(scenarios_table(scenarios, f"Scenarios, {label} split, judge {judge}"))
+    elif scenarios:
+        console.print(f"scenarios: no file at {scenarios['file']} (the held-out set is hidden)")

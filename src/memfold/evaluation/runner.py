@@ -21,10 +21,11 @@ from memfold.evaluation.report import print_report
 from memfold.evaluation.run_beam import run_beam
 from memfold.evaluation.run_locomo import run_locomo
 from memfold.evaluation.run_pairs import run_pair_dataset
+from memfold.evaluation.run_scenarios import run_scenarios
 from memfold.evaluation.splits import check_split
 from memfold.model import JSONDict
 
-SUITES = ("pairs", "locomo", "beam")
+SUITES = ("pairs", "locomo", "beam", "scenarios")
 DEFAULT_DATASETS = ("sick", "msrp", "stsb")
 
 
@@ -83,6 +84,10 @@ def run_eval(
             started = time.perf_counter()
             results["beam"] = run_beam(env)
             results["seconds"]["beam"] = round(time.perf_counter() - started, 1)
+        if "scenarios" in suites:
+            started = time.perf_counter()
+            results["scenarios"] = run_scenarios(env)
+            results["seconds"]["scenarios"] = round(time.perf_counter() - started, 1)
         embedder.save()
     print_report(console, results)
     out_file.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """The LLM judge with the offline rule judge in front of it and behind it.
 
 In front: a save the rules settle with certainty (an exact or contained
-restatement: UPDATE at confidence >= ``rules_first_confidence``) costs no LLM
+restatement: UPDATE or REPLACE at confidence >= ``rules_first_confidence``) costs no LLM
 call. Behind: when the endpoint cannot be reached, the rule judge takes over
 (logged once, not per call) until a probe, at most every ``recheck_after_s``,
 finds it back.
@@ -82,7 +82,8 @@ class FallbackJudge:
     def _settled(self, decision: Decision) -> bool:
         """A restatement the rules are sure of: the LLM could only agree."""
         bar = self._rules_first
-        return bar is not None and decision.action is Action.UPDATE and decision.confidence >= bar
+        settled = decision.action in (Action.UPDATE, Action.REPLACE)
+        return bar is not None and settled and decision.confidence >= bar
 
     def classify(self, pairs: Sequence[PairInput]) -> list[PairVerdict]:
         return self._pick(lambda judge: judge.classify(pairs))

@@ -1,10 +1,12 @@
 """RuleJudge: the offline default judge. No model beyond the embedder's cosines.
 
-It only proposes what the words prove: exact or normalized duplicates and containment
-become UPDATE (the result keeps every word of both), negation flips and one value swapped
-for another become DELETE of the older memory when confident, near-identical texts with
-inserted words may become a MERGE (cosine-gated again by the guards). Everything else is
-left alone. Being unsure always means KEEP_SEPARATE / ADD: a missed merge is recoverable.
+It only proposes what the words prove: an exact or contained restatement folds into the
+older memory (UPDATE, the older text kept) or, when it says more, supersedes it (REPLACE:
+the older memory keeps its own text, never the newer one's extra words); a retraction or
+a value changed with a change cue ("no longer", "moved to", "now") becomes DELETE of the
+older memory when confident; a negation with no such cue is a contradiction, kept and
+linked. Everything is gated again by the guards. Everything else is left alone.
+Being unsure always means KEEP_SEPARATE / ADD: a missed merge is recoverable.
 """
 
 from __future__ import annotations
@@ -100,21 +102,27 @@ class RuleJudge:
         core = target.category is Category.CORE
         relation = cmp.relation
         if relation in (Relation.EXACT, Relation.SAME_WORDS, Relation.CONTAINS):
-            if not cmp.newer_is_longer or relation is Relation.EXACT or core:
-                if core and cmp.newer_is_longer and relation is Relation.CONTAINS:
-                    return _keep(target, f"{why}; core memory text is not rewritten by rules")
-                # The new memory says nothing the target does not: fold it into the target.
-                text = _longer(target.text, new.text) if not core else target.text
-                return _decision(Action.UPDATE, [target.id], text, _CONFIDENCE[relation], why)
-            return _decision(Action.UPDATE, [target.id], new.text, _CONFIDENCE[relation], why)
+            return self._fold(target, cmp, _CONFIDENCE[relation], why, core)
         if relation is Relation.SUBSUMES:
             if core or candidate.similarity < self._limits.merge_min_similarity:
                 return _keep(target, f"{why}; words inserted, not similar enough to merge")
-            text = new.text if cmp.newer_is_longer else target.text
-            return _decision(Action.MERGE, [target.id], text, _CONFIDENCE[relation], why)
+            return self._fold(target, cmp, _CONFIDENCE[relation], why, core)
         if relation in (Relation.NEGATION_FLIP, Relation.VALUE_CHANGE):
             return self._supersede(target, candidate.similarity, cmp, why, core)
         return None
+
+    def _fold(
+        self, target: MemoryRecord, cmp: Comparison, confidence: float, why: str, core: bool
+    ) -> Decision:
+        """The two say the same. The older memory is never rewritten with the newer one's
+        extra words: if the newer says more, it supersedes the older (REPLACE), which keeps
+        its own text; else the newer folds into the older (UPDATE, the older's text)."""
+        says_more = cmp.newer_is_longer and cmp.relation is not Relation.EXACT
+        if says_more and core:
+            return _keep(target, f"{why}; a core memory is not superseded by rules")
+        if says_more:
+            return _decision(Action.REPLACE, [target.id], None, confidence, why)
+        return _decision(Action.UPDATE, [target.id], target.text, confidence, why)
 
     def _supersede(
         self, target: MemoryRecord, similarity: float, cmp: Comparison, why: str, core: bool
@@ -123,6 +131,11 @@ class RuleJudge:
         settings = self._settings
         if core:
             return _keep(target, f"{why}; conflicts with a core memory, left for review")
+        if not cmp.change_cue:
+            # No sign of time or change: a contradiction. Both stay visible, linked.
+            keep = _keep(target, f"{why}; no sign of change: kept as a contradiction")
+            keep.contradicts = cmp.relation is Relation.NEGATION_FLIP
+            return keep
         if confidence < settings.delete_min_confidence or similarity < settings.delete_threshold:
             return _keep(target, f"{why}; possible conflict, not sure enough to supersede")
         reason = f"newer memory supersedes the older one: {why}"

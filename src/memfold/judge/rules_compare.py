@@ -57,7 +57,7 @@ def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
     """Relation between an older memory text and a newer one."""
     # A cue counts only if it is new: "we're now fighting" in both texts updates nothing.
     cue = tx.has_change_cue(newer) and not tx.has_change_cue(older)
-    seq_a, seq_b = _core_sequence(older), _core_sequence(newer)
+    seq_a, seq_b = tx.core_sequence(older), tx.core_sequence(newer)
     overlap = _dice(set(seq_a), set(seq_b))
     newer_longer = len(tx.strict_sequence(newer)) >= len(tx.strict_sequence(older))
 
@@ -95,42 +95,13 @@ def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
     return result(Relation.OTHER, "no rule matched")
 
 
-def _core_sequence(text: str) -> list[str]:
-    """Content words with change/retraction cue phrases removed (they are not the fact)."""
-    padded = f" {tx.normalized(text)} "
-    for phrase in sorted(set(tx.CHANGE_PHRASES + tx.RETRACTION_PHRASES), key=len, reverse=True):
-        padded = padded.replace(f" {phrase} ", " ")
-    return tx.content_sequence(padded)
-
-
-def _negated_terms(text: str) -> set[str]:
-    """Content words in the scope of a negation or retraction: the next content word."""
-    words = [w.lower() for w in tx.tokens(text)]
-    scoped: set[str] = set()
-    for i, word in enumerate(words):
-        starts = tx.is_negation(word) or word in ("longer", "stopped", "quit", "used")
-        if word == "used" and (i + 1 >= len(words) or words[i + 1] != "to"):
-            starts = False
-        if not starts:
-            continue
-        taken = 0
-        for follower in words[i + 1 :]:
-            if follower in tx.STOPWORDS or tx.is_negation(follower) or follower == "longer":
-                continue
-            scoped.add(tx.stem(follower))
-            taken += 1
-            if taken == 1:
-                break
-    return scoped
-
-
 def _negation_flip(older: str, newer: str, overlap: float, limits: RuleThresholds) -> str:
     neg_a, neg_b = tx.negated(older), tx.negated(newer)
     if neg_a == neg_b or overlap < limits.flip_min_overlap:
         return ""
     negated_text, plain_text = (older, newer) if neg_a else (newer, older)
-    scope = _negated_terms(negated_text)
-    plain_words = set(_core_sequence(plain_text))
+    scope = tx.negated_terms(negated_text)
+    plain_words = set(tx.core_sequence(plain_text))
     # "anymore" retracts the whole statement, wherever it stands.
     whole = tx.has_phrase(negated_text, ("anymore", "any more", "not anymore"))
     hit = scope & plain_words
@@ -140,22 +111,15 @@ def _negation_flip(older: str, newer: str, overlap: float, limits: RuleThreshold
     return f'the {side} memory negates "{plain_text}" (content overlap {overlap:.2f})'
 
 
-def _values(text: str) -> set[str]:
-    """Slot values that can be swapped: numbers, absolute dates, names. Relative days
-    ("today", "yesterday") name the same date differently and never count as a swap."""
-    absolute_dates = tx.dates(text) - tx.RELATIVE_DAYS
-    return tx.numbers(text) | absolute_dates | {n.lower() for n in tx.name_tokens_in_order(text)}
-
-
 def _value_change(older: str, newer: str, limits: RuleThresholds, cue: bool) -> str:
-    values_a, values_b = _values(older), _values(newer)
+    values_a, values_b = tx.slot_values(older), tx.slot_values(newer)
     gone, came = values_a - values_b, values_b - values_a
     # Exactly one slot swapped: several values changing at once is another statement.
     if len(gone) != 1 or len(came) != 1:
         return ""
     stemmed_values = {tx.stem(v) for v in values_a | values_b} | values_a | values_b
-    core_a = {w for w in _core_sequence(older) if w not in stemmed_values}
-    core_b = {w for w in _core_sequence(newer) if w not in stemmed_values}
+    core_a = {w for w in tx.core_sequence(older) if w not in stemmed_values}
+    core_b = {w for w in tx.core_sequence(newer) if w not in stemmed_values}
     shared = core_a & core_b
     other_diff = len(core_a ^ core_b)
     # A change cue ("moved to Berlin") stands in for one shared word ("lives in Paris").
@@ -176,7 +140,7 @@ def _same_polarity_or_outside(older: str, newer: str) -> bool:
     negated_text, plain_text = (older, newer) if neg_a else (newer, older)
     if tx.has_retraction_cue(negated_text):
         return False
-    return not (_negated_terms(negated_text) & set(tx.content_sequence(plain_text)))
+    return not (tx.negated_terms(negated_text) & set(tx.content_sequence(plain_text)))
 
 
 def _dice(a: set[str], b: set[str]) -> float:

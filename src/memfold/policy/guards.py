@@ -3,6 +3,15 @@
 Prime Directive: a missed merge is recoverable, a bad merge is not. Every check here can
 only make a decision safer: a destructive action falls back to KEEP_SEPARATE (both
 memories stay), a malformed one to SKIP (nothing happens, logged). Pure: no I/O.
+
+- Ids: targets come from the candidate set, in the new memory's scope.
+- UPDATE and MERGE fold texts: cosine gates (``update_threshold``, ``destructive_threshold``),
+  sources that state the same fact (``policy.evidence.combine_problems``) and a text
+  that passes the one result check (``policy.result_check``).
+- REPLACE and DELETE retire a target: evidence the rules can see
+  (``policy.evidence.supersede_evidence``) and the destructive / delete gates. A negation
+  with no sign of change stays a contradiction: KEEP_SEPARATE, linked.
+- A memory holding an instruction addressed to a model is never consolidated.
 """
 
 from __future__ import annotations
@@ -13,10 +22,16 @@ from dataclasses import replace
 
 from memfold.config import ConsolidationSettings
 from memfold.model import Action, Candidate, Decision, MemoryRecord
-from memfold.policy.text import Facts, facts, word_set
+from memfold.policy.evidence import combine_problems, supersede_evidence
+from memfold.policy.result_check import (
+    ResultLimits,
+    Source,
+    check_result,
+    dropped,
+    instruction_like,
+)
 
 _NEEDS_TARGETS = (Action.UPDATE, Action.MERGE, Action.REPLACE, Action.DELETE)
-_WRITES_TEXT = (Action.UPDATE, Action.MERGE)
 
 
 def apply_guards(
@@ -24,8 +39,10 @@ def apply_guards(
     new: MemoryRecord,
     candidates: Sequence[Candidate],
     settings: ConsolidationSettings,
+    limits: ResultLimits | None = None,
 ) -> Decision:
     """A copy of ``decision``, downgraded if it breaks a rule, with the reasons recorded."""
+    limits = limits or ResultLimits.from_parts(consolidation=settings)
     guarded = replace(
         decision,
         target_ids=list(decision.target_ids),
@@ -44,12 +61,29 @@ def apply_guards(
 
     by_id = {c.memory.id: c for c in candidates}
     targets = [by_id[t] for t in _unique(guarded.target_ids)]
-    reasons = _similarity_problems(guarded, targets, settings)
-    if action in _WRITES_TEXT:
-        reasons += _text_problems(guarded.text, new, [t.memory for t in targets], settings)
-    if reasons:
-        return _downgrade(guarded, Action.KEEP_SEPARATE, reasons, keep_targets=True)
+    verdict = _Verdict()
+    if any(instruction_like(m.text) for m in (new, *(t.memory for t in targets))):
+        verdict.problems.append("a memory holding an instruction to a model is not consolidated")
+    elif action in (Action.UPDATE, Action.MERGE):
+        _check_fold(guarded, new, targets, settings, limits, verdict)
+    elif action is Action.REPLACE:
+        for target in targets:
+            _check_replace(new, target, settings, verdict)
+    else:  # DELETE
+        _check_delete(guarded, new, targets, settings, verdict)
+    if verdict.problems:
+        out = _downgrade(guarded, Action.KEEP_SEPARATE, verdict.problems, keep_targets=True)
+        out.contradicts = verdict.contradicts
+        return out
     return guarded
+
+
+class _Verdict:
+    """Problems found so far, and whether the pair is a contradiction to link."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.contradicts = False
 
 
 def _structural_problems(
@@ -74,72 +108,86 @@ def _structural_problems(
     return problems
 
 
-def _similarity_problems(
-    decision: Decision, targets: Sequence[Candidate], settings: ConsolidationSettings
-) -> list[str]:
-    action = decision.action
-    if action in (Action.MERGE, Action.REPLACE):
-        floor = settings.destructive_threshold
-        return [
-            f"{action.value} needs cosine >= {floor:.2f} with every target; "
-            f"{t.memory.id} has {t.similarity:.3f}"
-            for t in targets
-            if not t.similarity >= floor  # NaN fails too
-        ]
-    if action is Action.DELETE:
-        problems = [
-            f"DELETE needs cosine >= {settings.delete_threshold:.2f}; "
-            f"{t.memory.id} has {t.similarity:.3f}"
-            for t in targets
-            if not t.similarity >= settings.delete_threshold
-        ]
-        if decision.confidence < settings.delete_min_confidence:
-            problems.append(
-                f"DELETE needs confidence >= {settings.delete_min_confidence:.2f}, "
-                f"got {decision.confidence:.2f}"
-            )
-        return problems
-    return []
-
-
-def _text_problems(
-    text: str | None,
+def _check_fold(
+    decision: Decision,
     new: MemoryRecord,
-    targets: Sequence[MemoryRecord],
+    targets: Sequence[Candidate],
     settings: ConsolidationSettings,
-) -> list[str]:
-    if text is None or not text.strip():
-        return ["result text is empty"]
-    problems: list[str] = []
-    kept = facts(text)
-    kept_words = word_set(text)
-    for source in (new, *targets):
-        problems += information_loss(
-            facts(source.text), kept, kept_words, source.id, settings.min_content_word_recall
+    limits: ResultLimits,
+    verdict: _Verdict,
+) -> None:
+    """UPDATE and MERGE write one text in place of several: the same fact, told better."""
+    floor = (
+        settings.update_threshold
+        if decision.action is Action.UPDATE
+        else settings.destructive_threshold
+    )
+    verdict.problems += _below(decision.action, targets, floor)
+    sources = [new, *(t.memory for t in targets)]
+    verdict.problems += combine_problems([s.text for s in sources])
+    text = decision.text
+    if decision.action is Action.UPDATE and text is None:
+        text = targets[0].memory.text  # an UPDATE without text keeps the target's own
+    verdict.problems += check_result(text, [Source(s.id, s.text) for s in sources], limits)
+
+
+def _check_replace(
+    new: MemoryRecord, target: Candidate, settings: ConsolidationSettings, verdict: _Verdict
+) -> None:
+    """REPLACE retires the target in favour of the new memory. Either the new memory says
+    all the target says (a fold: the update gate) or it changes it (evidence, and the
+    destructive gate)."""
+    old = target.memory
+    folds = not combine_problems([new.text, old.text]) and not dropped(
+        new.text, Source(old.id, old.text), settings.min_content_word_recall
+    )
+    if folds:
+        verdict.problems += _below(Action.REPLACE, [target], settings.update_threshold)
+        return
+    evidence = supersede_evidence(new.text, old.text, settings.supersede_min_overlap)
+    if not evidence.found:
+        verdict.problems.append(f"REPLACE of {old.id} without evidence: {evidence.reason}")
+        verdict.contradicts |= evidence.contradiction
+        return
+    verdict.problems += _below(Action.REPLACE, [target], settings.destructive_threshold)
+
+
+def _check_delete(
+    decision: Decision,
+    new: MemoryRecord,
+    targets: Sequence[Candidate],
+    settings: ConsolidationSettings,
+    verdict: _Verdict,
+) -> None:
+    """DELETE supersedes a contradicted or retracted target: the rules must see why."""
+    verdict.problems += _below(Action.DELETE, targets, settings.delete_threshold)
+    if decision.confidence < settings.delete_min_confidence:
+        verdict.problems.append(
+            f"DELETE needs confidence >= {settings.delete_min_confidence:.2f}, "
+            f"got {decision.confidence:.2f}"
         )
-    return problems
-
-
-def information_loss(
-    source: Facts, result: Facts, result_words: set[str], source_id: str, min_recall: float
-) -> list[str]:
-    """What a result drops of one source: numbers, dates, names, too many content words."""
-    problems: list[str] = []
-    for number in sorted(source.numbers - result.numbers):
-        problems.append(f"result drops number {number!r} of {source_id}")
-    for date in sorted(source.dates - result.dates):
-        problems.append(f"result drops date {date!r} of {source_id}")
-    for name in sorted(n for n in source.names if n not in result_words):
-        problems.append(f"result drops name {name!r} of {source_id}")
-    if source.content:
-        kept = len(source.content & result.content) / len(source.content)
-        if kept < min_recall:
-            missing = ", ".join(sorted(source.content - result.content)[:8])
-            problems.append(
-                f"result keeps {kept:.0%} of the content words of {source_id} "
-                f"(< {min_recall:.0%}); missing: {missing}"
+    for target in targets:
+        evidence = supersede_evidence(new.text, target.memory.text, settings.supersede_min_overlap)
+        if not evidence.found:
+            verdict.problems.append(
+                f"DELETE of {target.memory.id} without evidence: {evidence.reason}"
             )
-    return problems
+            verdict.contradicts |= evidence.contradiction
+
+
+def _below(action: Action, targets: Sequence[Candidate], floor: float) -> list[str]:
+    return [
+        f"{action.value} needs cosine >= {floor:.2f} with every target; "
+        f"{t.memory.id} has {t.similarity:.3f}"
+        for t in targets
+        if not t.similarity >= floor  # NaN fails too
+    ]
+
+
+def refuse(decision: Decision, reasons: list[str]) -> Decision:
+    """``decision`` turned into KEEP_SEPARATE for ``reasons`` (a check outside the guards,
+    such as the embedding drift of a result text)."""
+    return _downgrade(decision, Action.KEEP_SEPARATE, reasons, keep_targets=True)
 
 
 def _downgrade(

@@ -10,10 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-import numpy as np
-
 from memfold.config import ReviewSettings
-from memfold.model import Category, JSONDict, PairLabel, Vector
+from memfold.model import Category, JSONDict, PairLabel
 
 # Weight of feedback in pair confidence when ReviewSettings has no
 # ``feedback_confidence_weight`` field yet (see the report that proposes it).
@@ -139,36 +137,6 @@ def queue_share_exceeded(
 
 
 # circuit breaker -------------------------------------------------------------------------
-
-
-def _cos(a: Vector, b: Vector) -> float:
-    na = float(np.linalg.norm(a))
-    nb = float(np.linalg.norm(b))
-    if na == 0.0 or nb == 0.0:
-        return 0.0
-    return float(np.dot(a, b)) / (na * nb)
-
-
-def merge_anomalies(
-    merged_text: str,
-    merged_vector: Vector,
-    sources: Sequence[tuple[str, Vector | None]],
-    settings: ReviewSettings,
-) -> list[str]:
-    """Why a proposed merge looks wrong (empty list: it looks fine).
-
-    Length: more than breaker_length_drop shorter than the longer source. Drift: more
-    than breaker_drift (1 - cosine) away from every source that has a vector.
-    """
-    reasons: list[str] = []
-    longest = max((len(text.strip()) for text, _ in sources), default=0)
-    length = len(merged_text.strip())
-    if longest and length < (1.0 - settings.breaker_length_drop) * longest:
-        reasons.append(f"length drop: {length} chars vs {longest} in the longer source")
-    drifts = [1.0 - _cos(merged_vector, vec) for _, vec in sources if vec is not None]
-    if drifts and min(drifts) > settings.breaker_drift:
-        reasons.append(f"embedding drift {min(drifts):.3f} from the closest source")
-    return reasons
 
 
 def breaker_trips(anomalies: int, settings: ReviewSettings) -> bool:

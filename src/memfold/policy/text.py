@@ -253,6 +253,42 @@ def negated(text: str) -> bool:
     return has_phrase(text, RETRACTION_PHRASES)
 
 
+def negated_terms(text: str) -> set[str]:
+    """Content words in the scope of a negation or retraction: the next content word."""
+    words = [w.lower() for w in tokens(text)]
+    scoped: set[str] = set()
+    for i, word in enumerate(words):
+        starts = is_negation(word) or word in ("longer", "stopped", "quit", "used")
+        if word == "used" and (i + 1 >= len(words) or words[i + 1] != "to"):
+            starts = False
+        if not starts:
+            continue
+        taken = 0
+        for follower in words[i + 1 :]:
+            if follower in STOPWORDS or is_negation(follower) or follower == "longer":
+                continue
+            scoped.add(stem(follower))
+            taken += 1
+            if taken == 1:
+                break
+    return scoped
+
+
+def core_sequence(text: str) -> list[str]:
+    """Content words with change/retraction cue phrases removed (they are not the fact)."""
+    padded = f" {normalized(text)} "
+    for phrase in sorted(set(CHANGE_PHRASES + RETRACTION_PHRASES), key=len, reverse=True):
+        padded = padded.replace(f" {phrase} ", " ")
+    return content_sequence(padded)
+
+
+def slot_values(text: str) -> set[str]:
+    """Slot values that can be swapped: numbers, absolute dates, names. Relative days
+    ("today", "yesterday") name the same date differently and never count as a swap."""
+    absolute_dates = dates(text) - RELATIVE_DAYS
+    return numbers(text) | absolute_dates | {n.lower() for n in name_tokens_in_order(text)}
+
+
 # "is used to" / "be used to" is passive or habitual, not the retraction "used to".
 _PASSIVE_USED = re.compile(r" (be|is|are|was|were|been|being|get|gets|got|getting) used to ")
 

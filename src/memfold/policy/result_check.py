@@ -1,0 +1,245 @@
+"""The one result check: every text a judge writes passes it before it is applied.
+
+An on-save UPDATE or MERGE, a batch-review merge, a lifecycle summary, a conversation
+extract: whatever path and whatever judge wrote the text, it is compared with its sources
+here. It refuses a result that
+
+- drops something of any source (numbers, dates, names, most content words);
+- adds a number, date or name that no source holds, or more new content words than
+  configured;
+- reverses a statement (a negation added or removed, a reversal word such as "false");
+- changes whose fact it is (a relation word, a possessive or an environment no source has);
+- is longer than the store allows or much longer than its sources together, or much
+  shorter than the longest source (the breaker's length drop);
+- holds a lone surrogate or a control character;
+- holds an instruction addressed to a model ("SYSTEM: ...", "ignore previous
+  instructions"): such a text is never folded into other memories.
+
+The embedding drift check needs vectors and is separate (``drift_problems``). Pure: no
+I/O. Every refusal is a human-readable reason; an empty list means the text may be written.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memfold.config import ConsolidationSettings, ReviewSettings, Settings, StoreSettings
+from memfold.model import Vector
+from memfold.policy import text as tx
+from memfold.policy.evidence import combine_problems
+from memfold.policy.subject import added_markers
+
+# Characters a memory text never needs: C0/C1 controls other than tab and newline.
+_ALLOWED_CONTROLS = frozenset("\t\n\r")
+_INSTRUCTION = re.compile(
+    r"(?:^|[\s.!?\"'(\[])(?:system|assistant|developer)\s*:|"
+    r"\bignore\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)\s+instructions\b|"
+    r"\b(?:delete|forget|erase|remove|merge|wipe)\s+(?:all|every|each)\s+(?:of\s+the\s+)?"
+    r"(?:memor(?:y|ies)|records?|facts?|entries)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ResultLimits:
+    """The result check's bounds, read from the one Settings object (``from_settings``)."""
+
+    max_chars: int
+    min_content_word_recall: float
+    max_new_content_words: int
+    max_growth: float
+    max_length_drop: float
+    max_drift: float
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ResultLimits:
+        return cls.from_parts(settings.store, settings.consolidation, settings.review)
+
+    @classmethod
+    def from_parts(
+        cls,
+        store: StoreSettings | None = None,
+        consolidation: ConsolidationSettings | None = None,
+        review: ReviewSettings | None = None,
+    ) -> ResultLimits:
+        store = store or StoreSettings()
+        c = consolidation or ConsolidationSettings()
+        review = review or ReviewSettings()
+        return cls(
+            max_chars=store.max_text_chars,
+            min_content_word_recall=c.min_content_word_recall,
+            max_new_content_words=c.result_max_new_content_words,
+            max_growth=c.result_max_growth,
+            max_length_drop=review.breaker_length_drop,
+            max_drift=review.breaker_drift,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One text the result was made from, with an id for the reasons."""
+
+    id: str
+    text: str
+
+
+def check_result(result: str | None, sources: Sequence[Source], limits: ResultLimits) -> list[str]:
+    """Why ``result`` must not be written in place of ``sources`` (empty: it may)."""
+    if result is None or not result.strip():
+        return ["result text is empty"]
+    problems = encoding_problems(result)
+    if problems:
+        return problems  # the word checks below assume a clean string
+    problems += size_problems(result, [s.text for s in sources], limits)
+    if instruction_like(result):
+        problems.append("result holds an instruction addressed to a model")
+    texts = [s.text for s in sources]
+    for source in sources:
+        problems += dropped(result, source, limits.min_content_word_recall)
+    problems += added(result, texts, limits.max_new_content_words)
+    problems += reversed_statements(result, texts)
+    problems += added_markers(result, texts)
+    return problems
+
+
+def check_merge(
+    result: str,
+    result_vector: Vector,
+    sources: Sequence[tuple[Source, Vector | None]],
+    limits: ResultLimits,
+) -> list[str]:
+    """A merge of whole memories (batch review): its sources must be one fact told twice,
+    its text must pass ``check_result``, and its vector must stay near some source."""
+    problems = combine_problems([s.text for s, _ in sources])
+    problems += check_result(result, [s for s, _ in sources], limits)
+    problems += drift_problems(result_vector, [(s.id, v) for s, v in sources], limits.max_drift)
+    return problems
+
+
+def encoding_problems(text: str) -> list[str]:
+    problems: list[str] = []
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+        problems.append("result holds a lone surrogate")
+    if any(unicodedata.category(ch) == "Cc" and ch not in _ALLOWED_CONTROLS for ch in text):
+        problems.append("result holds a control character")
+    return problems
+
+
+def size_problems(result: str, sources: Sequence[str], limits: ResultLimits) -> list[str]:
+    length = len(result.strip())
+    problems: list[str] = []
+    if length > limits.max_chars:
+        problems.append(f"result has {length} characters; the store allows {limits.max_chars}")
+    total = sum(len(s.strip()) for s in sources)
+    if total and length > limits.max_growth * total:
+        problems.append(
+            f"result has {length} characters, over {limits.max_growth:g}x its sources' {total}"
+        )
+    longest = max((len(s.strip()) for s in sources), default=0)
+    if longest and length < (1.0 - limits.max_length_drop) * longest:
+        problems.append(f"length drop: {length} characters vs {longest} in the longest source")
+    return problems
+
+
+def instruction_like(text: str) -> bool:
+    """Does the text address a model ("SYSTEM: ...", "ignore previous instructions")?"""
+    return _INSTRUCTION.search(text) is not None
+
+
+def dropped(result: str, source: Source, min_recall: float) -> list[str]:
+    """What a result drops of one source: numbers, dates, names, too many content words."""
+    have, kept = tx.facts(source.text), tx.facts(result)
+    words = tx.word_set(result)
+    problems = [
+        f"result drops number {n!r} of {source.id}" for n in sorted(have.numbers - kept.numbers)
+    ]
+    problems += [f"result drops date {d!r} of {source.id}" for d in sorted(have.dates - kept.dates)]
+    problems += [
+        f"result drops name {n!r} of {source.id}" for n in sorted(have.names) if n not in words
+    ]
+    if have.content:
+        share = len(have.content & kept.content) / len(have.content)
+        if share < min_recall:
+            missing = ", ".join(sorted(have.content - kept.content)[:8])
+            problems.append(
+                f"result keeps {share:.0%} of the content words of {source.id} "
+                f"(< {min_recall:.0%}); missing: {missing}"
+            )
+    return problems
+
+
+def added(result: str, sources: Sequence[str], max_new_words: int) -> list[str]:
+    """Numbers, dates and names no source holds; more new content words than allowed."""
+    got = tx.facts(result)
+    known = [tx.facts(s) for s in sources]
+    source_words = set().union(*(tx.word_set(s) for s in sources))
+    problems = [
+        f"result adds number {n!r} that no source holds"
+        for n in sorted(got.numbers - frozenset().union(*(k.numbers for k in known)))
+    ]
+    problems += [
+        f"result adds date {d!r} that no source holds"
+        for d in sorted(got.dates - frozenset().union(*(k.dates for k in known)))
+    ]
+    problems += [
+        f"result adds name {n!r} that no source holds"
+        for n in sorted(got.names)
+        if n not in source_words and tx.stem(n) not in source_words
+    ]
+    new_words = got.content - frozenset().union(*(k.content for k in known))
+    if len(new_words) > max_new_words:
+        problems.append(
+            f"result adds {len(new_words)} content words no source has "
+            f"(> {max_new_words}): {', '.join(sorted(new_words)[:8])}"
+        )
+    return problems
+
+
+def reversed_statements(result: str, sources: Sequence[str]) -> list[str]:
+    """A negation added that no source makes, or one a source makes that is gone."""
+    problems: list[str] = []
+    marks = negation_marks(result)
+    source_marks = sum(negation_marks(s) for s in sources)
+    if marks > source_marks:
+        problems.append(f"result adds a negation ({marks} vs {source_marks} in its sources)")
+    result_scope = tx.negated_terms(result)
+    result_words = tx.content_words(result)
+    for source in sources:
+        for term in sorted(tx.negated_terms(source) - result_scope):
+            # The source denies ``term``; the result still mentions it, undenied.
+            if term in result_words:
+                problems.append(f"result drops the negation of {term!r}")
+    return problems
+
+
+def negation_marks(text: str) -> int:
+    """Negation words and retraction phrases ("no longer", "used to") in a text."""
+    count = sum(tx.is_negation(t) for t in tx.tokens(text))
+    padded = f" {tx.normalized(text)} "
+    # "no longer" is counted once, by its "no"; "used to" and "stopped" by themselves.
+    own = [p for p in tx.RETRACTION_PHRASES if not tx.is_negation(p.split()[0])]
+    count += sum(padded.count(f" {p} ") for p in own)
+    return count
+
+
+def drift_problems(
+    result: Vector, sources: Sequence[tuple[str, Vector | None]], max_drift: float
+) -> list[str]:
+    """The breaker's drift check: a result further than ``max_drift`` (1 - cosine) from
+    every source with a vector is about something else."""
+    drifts = [1.0 - _cos(result, vec) for _, vec in sources if vec is not None]
+    if drifts and min(drifts) > max_drift:
+        return [f"embedding drift {min(drifts):.3f} from the closest source (> {max_drift:g})"]
+    return []
+
+
+def _cos(a: Vector, b: Vector) -> float:
+    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    if na == 0.0 or nb == 0.0:
+        return 0.0
+    return float(np.dot(a, b)) / (na * nb)
