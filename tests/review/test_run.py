@@ -173,3 +173,21 @@ def test_superseded_contradiction_related(
     assert [(it["memory_a"], it["memory_b"]) for it in listed] == [tuple(sorted((c1.id, c2.id)))]
     status = review.status()
     assert status["queue"]["by_status"]["review"] == 1 and status["breaker"]["open"] is False
+
+
+def test_superseded_without_evidence_is_held_for_a_person(
+    open_mem: Callable[..., Memory], judge: ScriptedJudge
+) -> None:
+    mem = open_mem(gate_min_pairs=1)
+    old = utcnow() - timedelta(hours=2)
+    fill_pairs(mem, judge, [0.99])
+    # Another year, no sign of change: two trips, not an update, whatever the judge says.
+    y_old = mem.add("Paul visited Rome in 2019.", created_at=old).memory
+    y_new = mem.add("Paul visited Rome in 2023.", created_at=old + timedelta(minutes=5)).memory
+    judge.script(y_old.text, y_new.text, PairLabel.SUPERSEDED, 0.97)
+    run = review_of(mem, judge).run()
+    assert run.counts.get("superseded", 0) == 0
+    assert mem.get(y_old.id).status is Status.ACTIVE
+    assert mem.get(y_new.id).status is Status.ACTIVE
+    held = [it for it in mem.store.queue_items() if it.memory_a in (y_old.id, y_new.id)]
+    assert held and held[0].status == "review" and "without evidence" in (held[0].note or "")

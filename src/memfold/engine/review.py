@@ -14,7 +14,7 @@ from functools import partial
 
 from memfold.engine.context import Context
 from memfold.engine.feedback import sweep as feedback_sweep
-from memfold.engine.review_classify import RunStats, classify_pending
+from memfold.engine.review_classify import RunStats, classify_pending, ordered
 from memfold.engine.review_merge import (
     StepHook,
     link_pair,
@@ -27,6 +27,7 @@ from memfold.engine.review_scan import scan
 from memfold.errors import ConflictError, InvalidInput, NotFound
 from memfold.judge.base import Judge
 from memfold.model import JSONDict, LinkKind, PairLabel, QueueItem, ReviewRun, Scope, Status, utcnow
+from memfold.policy.evidence import supersede_evidence
 from memfold.policy.result_check import ResultLimits, Source, check_merge
 from memfold.policy.review import (
     Band,
@@ -194,9 +195,27 @@ def _supersede_all(
             continue
         if left <= 0:
             break
+        why_not = _no_supersede_evidence(ctx, item)
+        if why_not is not None:
+            # The classifier said SUPERSEDED, the rules see no change: a person decides.
+            ctx.store.set_queue_status(item.id, "review", note=why_not, run_id=run_id)
+            stats.bump("held")
+            continue
         if _guarded(ctx, stats, item, partial(supersede_pair, ctx, item, run_id=run_id)):
             stats.bump("superseded")
             left -= 1
+
+
+def _no_supersede_evidence(ctx: Context, item: QueueItem) -> str | None:
+    """Why the newer memory of a SUPERSEDED pair may not retire the older (None: it may)."""
+    found = ctx.store.get_memories([item.memory_a, item.memory_b])
+    a, b = found.get(item.memory_a), found.get(item.memory_b)
+    if a is None or b is None:
+        return None  # the apply step drops a pair whose memories went away
+    older, newer = ordered(a, b)
+    overlap = ctx.settings.consolidation.supersede_min_overlap
+    evidence = supersede_evidence(newer.text, older.text, overlap)
+    return None if evidence.found else f"SUPERSEDED without evidence: {evidence.reason}"
 
 
 def _guarded(ctx: Context, stats: RunStats, item: QueueItem, apply: Callable[[], object]) -> bool:
