@@ -14,18 +14,29 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
+
+from memfold.config_check import (
+    Section,
+    SettingError,
+    check_env,
+    merged_task_roles,
+    problems,
+    read_config_file,
+)
+from memfold.errors import ConfigError
 
 APP_NAME = "memfold"
 
 
-class StoreSettings(BaseModel):
+class StoreSettings(Section):
     path: Path | None = None
     max_text_chars: int = Field(32_000, ge=1)
     max_sources: int = Field(1_000, ge=1)
@@ -33,7 +44,7 @@ class StoreSettings(BaseModel):
     default_user_id: str = "default"
 
 
-class EmbedSettings(BaseModel):
+class EmbedSettings(Section):
     provider: Literal["local", "openai"] = "local"
     model: str | None = None
     base_url: str | None = None
@@ -44,7 +55,7 @@ class EmbedSettings(BaseModel):
     timeout_s: float = Field(30.0, gt=0)
 
 
-class SearchSettings(BaseModel):
+class SearchSettings(Section):
     default_k: int = Field(10, ge=1)
     rrf_k: int = Field(60, ge=1)
     # How many hits each list (vector, keyword) contributes before fusion.
@@ -67,7 +78,7 @@ class SearchSettings(BaseModel):
     keyword_df_refresh_share: float = Field(0.1, gt=0.0)
 
 
-class ConsolidationSettings(BaseModel):
+class ConsolidationSettings(Section):
     mode: Literal["background", "sync", "queue", "off"] = "background"
     discovery_threshold: float = Field(0.70, ge=0.0, le=1.0)
     destructive_threshold: float = Field(0.90, ge=0.0, le=1.0)
@@ -105,7 +116,7 @@ class ConsolidationSettings(BaseModel):
     rules_fragment_max_words: int = Field(2, ge=0)
 
 
-class ReviewSettings(BaseModel):
+class ReviewSettings(Section):
     scan_threshold: float = Field(0.82, ge=0.0, le=1.0)
     scan_block_rows: int = Field(2048, ge=1)
     min_pair_age_s: float = Field(600.0, ge=0)
@@ -132,7 +143,7 @@ class ReviewSettings(BaseModel):
     feedback_confidence_weight: float = Field(0.1, ge=0.0, le=1.0)
 
 
-class LifecycleSettings(BaseModel):
+class LifecycleSettings(Section):
     tick_every_adds: int = Field(5, ge=0)
     fading_retention: float = Field(0.20, ge=0.0, le=1.0)
     cluster_similarity: float = Field(0.70, ge=0.0, le=1.0)
@@ -146,12 +157,12 @@ class LifecycleSettings(BaseModel):
     floor_other: float = 0.02
 
 
-class ConversationSettings(BaseModel):
+class ConversationSettings(Section):
     threshold_messages: int = Field(100, ge=1)
     keep_recent: int = Field(20, ge=0)
 
 
-class RoleSettings(BaseModel):
+class RoleSettings(Section):
     """One LLM role: its endpoint, model and limits."""
 
     base_url: str | None = None
@@ -170,21 +181,25 @@ class RoleSettings(BaseModel):
     json_schema: bool = True
 
 
-class LLMSettings(BaseModel):
+DEFAULT_TASK_ROLES: dict[str, Literal["utility", "main"]] = {
+    "consolidation": "utility",
+    "classification": "utility",
+    "compression": "utility",
+    "summary": "utility",
+    "extraction": "utility",
+}
+
+
+class LLMSettings(Section):
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None
     utility: RoleSettings = Field(default_factory=RoleSettings)
     main: RoleSettings = Field(default_factory=RoleSettings)
-    # task -> role. Cheap mechanical tasks stay on "utility" unless configured.
+    # task -> role. Cheap mechanical tasks stay on "utility" unless configured; setting
+    # one task (MEMFOLD_LLM__TASK_ROLES__CONSOLIDATION=main) leaves the others as they are.
     task_roles: dict[str, Literal["utility", "main"]] = Field(
-        default_factory=lambda: {  # type: ignore[arg-type]
-            "consolidation": "utility",
-            "classification": "utility",
-            "compression": "utility",
-            "summary": "utility",
-            "extraction": "utility",
-        }
+        default_factory=lambda: dict(DEFAULT_TASK_ROLES)
     )
 
     # How long an unreachable endpoint is left alone before it is probed again.
@@ -192,6 +207,11 @@ class LLMSettings(BaseModel):
     # A save the rule judge settles this surely (an exact or contained restatement:
     # UPDATE) is not sent to the LLM at all. None sends every judged save.
     rules_first_confidence: float | None = Field(0.9, ge=0.0, le=1.0)
+
+    @field_validator("task_roles", mode="before")
+    @classmethod
+    def _keep_default_roles(cls, value: Any) -> Any:
+        return merged_task_roles(value, DEFAULT_TASK_ROLES)
 
     @property
     def configured(self) -> bool:
@@ -202,9 +222,18 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="MEMFOLD_",
         env_nested_delimiter="__",
-        extra="ignore",
+        extra="forbid",
         validate_default=True,
     )
+
+    def __init__(self, **values: Any) -> None:
+        """Unknown keys and bad values (arguments, env, file): one-line ``ConfigError``."""
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise SettingError(problems(exc)) from None
+        except SettingsError as exc:  # e.g. MEMFOLD_LLM='not json'
+            raise ConfigError(str(exc)) from None
 
     store: StoreSettings = Field(default_factory=StoreSettings)
     embed: EmbedSettings = Field(default_factory=EmbedSettings)
@@ -248,10 +277,13 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
+        check_env(settings_cls, os.environ)
+        toml_file = config_file_path()
+        read_config_file(settings_cls, toml_file, explicit=bool(os.environ.get("MEMFOLD_CONFIG")))
         return (
             init_settings,
             env_settings,
-            TomlConfigSettingsSource(settings_cls, toml_file=config_file_path()),
+            TomlConfigSettingsSource(settings_cls, toml_file=toml_file),
         )
 
 

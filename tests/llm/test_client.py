@@ -190,7 +190,12 @@ async def test_role_overrides_and_task_routing(server: FakeLLMServer) -> None:
     [
         LLMSettings(model="m"),
         LLMSettings(base_url="http://127.0.0.1:9/v1"),
-        LLMSettings(base_url="http://127.0.0.1:9/v1", model="m", task_roles={}),
+        # consolidation routed to "main", which has no endpoint (only utility has one)
+        LLMSettings(
+            model="m",
+            utility=RoleSettings(base_url="http://127.0.0.1:9/v1"),
+            task_roles={"consolidation": "main"},
+        ),
     ],
 )
 def test_missing_configuration_fails_at_construction(settings: LLMSettings) -> None:
