@@ -354,7 +354,7 @@ def main(argv: list[str] | None = None) -> Any:
     except MemfoldError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+    except OSError as exc:  # a file or folder the command was given
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
 

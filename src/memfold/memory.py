@@ -94,6 +94,7 @@ class Memory:
             keyword_max_df_share=self.settings.search.keyword_max_df_share,
             keyword_df_refresh_share=self.settings.search.keyword_df_refresh_share,
             keyword_prune_min_docs=self.settings.search.keyword_prune_min_docs,
+            create_parent=location is None,  # only the default folder is created
         )
         embedder = embedder or make_embedder(self.settings.embed)
         self.ctx = Context(

@@ -8,7 +8,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memfold.errors import InvalidInput
 from memfold.store.schema import LATEST_VERSION, MIGRATIONS
+
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 class Connections:
@@ -19,14 +22,20 @@ class Connections:
     writers instead of failing them.
     """
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int) -> None:
+    def __init__(self, path: Path, *, busy_timeout_ms: int, create_parent: bool = False) -> None:
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.migrate()
+        check_location(path, create_parent=create_parent)
+        try:
+            self.migrate()
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            if exc.sqlite_errorname in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+                raise
+            raise InvalidInput(f"cannot open {path} as a memfold store: {exc}") from None
 
     def get(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -96,6 +105,35 @@ class Connections:
         self._local = threading.local()
 
 
+def check_location(path: Path, *, create_parent: bool = False) -> None:
+    """Refuse a store path that is a folder, a file other than SQLite, or in a missing folder.
+
+    Reads at most 16 bytes and writes nothing, so a refused file stays as it was.
+    ``create_parent`` (the default location only) creates a missing folder instead.
+    """
+    if path.is_dir():
+        raise InvalidInput(f"store path {path} is a folder, not a SQLite file")
+    if path.exists():
+        if not path.is_file():
+            raise InvalidInput(f"store path {path} is not a regular file")
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            raise InvalidInput(f"cannot read store file {path}: {exc.strerror}") from None
+        if head and head != SQLITE_HEADER:
+            raise InvalidInput(f"{path} is not a SQLite database; refusing to use it as a store")
+        return
+    parent = path.parent
+    if parent.is_dir():
+        return
+    if parent.exists():
+        raise InvalidInput(f"store path {path}: {parent} is not a folder")
+    if not create_parent:
+        raise InvalidInput(f"store path {path}: folder {parent} does not exist")
+    parent.mkdir(parents=True, exist_ok=True)
+
+
 def _split_sql(script: str) -> list[str]:
     """Split a migration into statements; trigger bodies keep their inner semicolons."""
     statements: list[str] = []
@@ -112,4 +150,4 @@ def _split_sql(script: str) -> list[str]:
     return statements
 
 
-__all__ = ["LATEST_VERSION", "Connections"]
+__all__ = ["LATEST_VERSION", "SQLITE_HEADER", "Connections", "check_location"]

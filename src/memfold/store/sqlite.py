@@ -54,10 +54,13 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
         keyword_max_df_share: float = 1.0,
         keyword_df_refresh_share: float = 0.1,
         keyword_prune_min_docs: int = 2000,
+        create_parent: bool = False,
     ) -> None:
         self.path = Path(path).expanduser()
         self.location = str(self.path)
-        self._db = Connections(self.path, busy_timeout_ms=busy_timeout_ms)
+        self._db = Connections(
+            self.path, busy_timeout_ms=busy_timeout_ms, create_parent=create_parent
+        )
         self._max_df_share = keyword_max_df_share
         self._doc_freq = DocFrequencies(keyword_df_refresh_share, keyword_prune_min_docs)
 
