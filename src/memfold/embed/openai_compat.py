@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Sequence
+from typing import Any
 
 import httpx
 import numpy as np
@@ -12,6 +15,9 @@ from memfold.errors import ConfigError, LLMUnavailable
 
 
 class OpenAIEmbedder:
+    """``timeout_s`` bounds each request: connect, send and every read wait at most
+    that long, and a reply still arriving (byte by byte) after it is cut off."""
+
     def __init__(
         self,
         *,
@@ -28,6 +34,7 @@ class OpenAIEmbedder:
         self._model = model
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(headers=headers, timeout=timeout_s)
+        self._timeout_s = timeout_s
         self._batch_size = batch_size
         self._dim = dim or int(self.embed(["dimension probe"]).shape[1])
 
@@ -43,16 +50,30 @@ class OpenAIEmbedder:
         rows: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             batch = list(texts[start : start + self._batch_size])
-            try:
-                resp = self._client.post(self._url, json={"model": self._model, "input": batch})
-                resp.raise_for_status()
-            except httpx.HTTPError as exc:
-                raise LLMUnavailable(f"embedding endpoint {self._url} failed: {exc}") from exc
-            data = sorted(resp.json()["data"], key=lambda d: d["index"])
+            data = sorted(self._post(batch)["data"], key=lambda d: d["index"])
             rows.extend(d["embedding"] for d in data)
         if not rows:
             return np.zeros((0, getattr(self, "_dim", 0)), dtype=np.float32)
         return normalize_rows(np.asarray(rows, dtype=np.float32))
+
+    def _post(self, batch: list[str]) -> Any:
+        deadline = time.monotonic() + self._timeout_s
+        body = bytearray()
+        try:
+            with self._client.stream(
+                "POST", self._url, json={"model": self._model, "input": batch}
+            ) as resp:
+                resp.raise_for_status()
+                for chunk in resp.iter_bytes():
+                    body += chunk
+                    if time.monotonic() > deadline:
+                        raise httpx.ReadTimeout(f"no full answer within {self._timeout_s:g} s")
+        except httpx.HTTPError as exc:
+            raise LLMUnavailable(f"embedding endpoint {self._url} failed: {exc}") from exc
+        try:
+            return json.loads(bytes(body))
+        except ValueError as exc:
+            raise LLMUnavailable(f"embedding endpoint {self._url} sent no JSON: {exc}") from exc
 
     def close(self) -> None:
         self._client.close()
