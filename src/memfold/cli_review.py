@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from memfold import render
-from memfold.cli_common import AgentOpt, JsonOpt, PathOpt, SessionOpt, UserOpt, open_memory
+from memfold.cli_common import JsonOpt, PathOpt, open_memory
+from memfold.errors import InvalidInput
 from memfold.memory import Memory
 
 review_app = typer.Typer(
@@ -17,25 +18,40 @@ review_app = typer.Typer(
 )
 
 
-def _review_scope(mem: Memory, user: str | None, agent: str | None, session: str | None) -> Any:
-    from memfold.policy.validate import clean_scope
+# --user-id/--agent-id/--session-id match the API's keywords; --user/-u, --agent and
+# --session (the other commands' spelling) still work.
+UserIdOpt = Annotated[str | None, typer.Option("--user-id", "--user", "-u", help="user_id scope.")]
+AgentIdOpt = Annotated[str | None, typer.Option("--agent-id", "--agent", help="agent_id scope.")]
+SessionIdOpt = Annotated[
+    str | None, typer.Option("--session-id", "--session", help="session_id scope.")
+]
 
-    return clean_scope(user, agent, session, default_user_id=mem.settings.store.default_user_id)
+
+def _user(mem: Memory, user: str | None, agent: str | None, session: str | None) -> str | None:
+    """No id at all means the default user, as in every other command."""
+    if user is None and agent is None and session is None:
+        return mem.settings.store.default_user_id
+    return user
 
 
 @review_app.command("run")
 def review_run(
     path: PathOpt = None,
-    user: UserOpt = None,
-    agent: AgentOpt = None,
-    session: SessionOpt = None,
+    user: UserIdOpt = None,
+    agent: AgentIdOpt = None,
+    session: SessionIdOpt = None,
     all_scopes: Annotated[bool, typer.Option("--all", help="Review every scope.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Scan, classify, gate and merge one scope (every scope with --all)."""
+    if all_scopes and not (user is None and agent is None and session is None):
+        raise InvalidInput("--all reviews every scope: give it no user, agent or session id")
     with open_memory(path) as mem:
-        scope = None if all_scopes else _review_scope(mem, user, agent, session)
-        run = mem.review.run(scope)
+        if all_scopes:
+            run = mem.review.run()
+        else:
+            uid = _user(mem, user, agent, session)
+            run = mem.review.run(user_id=uid, agent_id=agent, session_id=session)
         data = run.to_dict()
         if as_json:
             render.print_json(data)
@@ -45,6 +61,29 @@ def review_run(
         for key, gate in run.counts.get("decisions", [{}])[0].get("gates", {}).items():
             reasons = "; ".join(gate["reasons"])
             render.console.print(f"{key}: gate [bold]{gate['band']}[/] P90={gate['p90']} {reasons}")
+
+
+@review_app.command("scan")
+def review_scan(
+    path: PathOpt = None,
+    user: UserIdOpt = None,
+    agent: AgentIdOpt = None,
+    session: SessionIdOpt = None,
+    threshold: Annotated[
+        float | None, typer.Option(help="Cosine bar (default: review.scan_threshold).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Find similar pairs in one scope and queue them; no memory changes."""
+    with open_memory(path) as mem:
+        uid = _user(mem, user, agent, session)
+        result = mem.review.scan(
+            threshold=threshold, user_id=uid, agent_id=agent, session_id=session
+        )
+    if as_json:
+        render.print_json(result.to_dict())
+    else:
+        render.console.print(render.dict_table(result.to_dict(), "review scan"))
 
 
 @review_app.command("status")

@@ -56,3 +56,35 @@ def test_review_run_status_pending_report(
     html = html_file.read_text()
     assert html.startswith("<!DOCTYPE html>") or "<html" in html
     assert "<svg" in html
+
+
+def test_review_scan_and_run_take_scope_ids(
+    capsys: pytest.CaptureFixture[str],
+    db_path: Path,
+    embedder: LocalEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MEMFOLD_REVIEW__MIN_PAIR_AGE_S", "0")
+    monkeypatch.setenv("MEMFOLD_REVIEW__MAX_DAILY_QUEUE_SHARE", "1.0")
+    monkeypatch.setenv("MEMFOLD_REVIEW__GATE_MIN_PAIRS", "1")
+    with Memory(db_path, embedder=embedder, consolidate="off") as mem:
+        for fact in FACTS[:2]:
+            for _ in range(2):
+                mem.add(fact, user_id="u", agent_id="bot")
+                mem.add(fact, user_id="other")
+    p = str(db_path)
+    _, out = run(capsys, "review", "scan", "-p", p, "--user-id", "u", "--agent-id", "bot", "--json")
+    scanned = json.loads(out)
+    assert scanned["scope_key"] == "u=u|a=bot|s=" and scanned["queued"] == 2
+    _, out = run(capsys, "review", "run", "-p", p, "--user-id", "u", "--agent-id", "bot", "--json")
+    result = json.loads(out)
+    assert result["scope_key"] == "u=u|a=bot|s=" and result["counts"]["merged"] == 2
+    with Memory(db_path, embedder=embedder, consolidate="off") as mem:
+        assert len(mem.list(user_id="u", agent_id="bot")) == 2
+        assert len(mem.list(user_id="other")) == 4  # another scope: untouched
+    with pytest.raises(SystemExit) as info:
+        main(["review", "run", "-p", p, "--all", "--user-id", "u"])
+    assert info.value.code == 2 and "--all" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["review", "scan", "-p", p, "--session-id", "a|b"])
+    assert info.value.code == 2 and "session_id" in capsys.readouterr().err

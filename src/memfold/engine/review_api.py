@@ -13,6 +13,7 @@ from memfold.engine.review_scan import ScanResult, scan
 from memfold.errors import InvalidInput
 from memfold.judge.base import Judge
 from memfold.model import JSONDict, ReviewRun, Scope
+from memfold.policy.validate import clean_scope, clean_unit
 
 
 def _item_id(value: object) -> int:
@@ -28,11 +29,53 @@ class Review:
         self.ctx = ctx
         self.judge = judge
 
-    def scan(self, scope: Scope, threshold: float | None = None) -> ScanResult:
-        return scan(self.ctx, scope, threshold)
+    def _scope(
+        self, scope: object, user_id: object, agent_id: object, session_id: object
+    ) -> Scope | None:
+        """A checked scope from a ``Scope`` or the id keywords; None when neither is given."""
+        ids = (user_id, agent_id, session_id)
+        if scope is not None:
+            if not isinstance(scope, Scope):
+                raise InvalidInput(
+                    f"scope must be a memfold Scope, got {type(scope).__name__}; "
+                    "or pass user_id=, agent_id=, session_id="
+                )
+            if any(v is not None for v in ids):
+                raise InvalidInput("pass either a scope or user_id/agent_id/session_id, not both")
+            ids = (scope.user_id, scope.agent_id, scope.session_id)
+        elif all(v is None for v in ids):
+            return None
+        default = self.ctx.settings.store.default_user_id
+        return clean_scope(*ids, default_user_id=default)
 
-    def run(self, scope: Scope | None = None, *, hook: StepHook | None = None) -> ReviewRun:
-        return review.run(self.ctx, self.judge, scope, hook=hook)
+    def scan(
+        self,
+        scope: Scope | None = None,
+        threshold: float | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> ScanResult:
+        """Queue similar pairs of one scope (no ids: the default user, like ``add``)."""
+        chosen = self._scope(scope, user_id, agent_id, session_id)
+        if chosen is None:
+            chosen = clean_scope(default_user_id=self.ctx.settings.store.default_user_id)
+        bar = None if threshold is None else clean_unit(threshold, "threshold")
+        return scan(self.ctx, chosen, bar)
+
+    def run(
+        self,
+        scope: Scope | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        hook: StepHook | None = None,
+    ) -> ReviewRun:
+        """One review run over a scope; no scope and no ids: every scope in the store."""
+        chosen = self._scope(scope, user_id, agent_id, session_id)
+        return review.run(self.ctx, self.judge, chosen, hook=hook)
 
     def status(self) -> JSONDict:
         return review.status(self.ctx)
