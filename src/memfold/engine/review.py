@@ -35,6 +35,7 @@ from memfold.policy.review import (
     ScoredPair,
     breaker_trips,
     gate,
+    p90,
     queue_share_exceeded,
 )
 
@@ -81,12 +82,11 @@ def run(
         for key in keys:
             stats.bump("queued", scan(ctx, Scope.from_key(key)).queued)
         classify_pending(ctx, judge, stats, scope_keys=keys, run_id=run_id)
+        record.p90 = _overall_p90(ctx, keys)
         gates: dict[str, JSONDict] = {}
         for key in keys:
             decision = _process_scope(ctx, judge, key, stats, run_id, hook)
-            gates[key] = decision.to_dict()
-            if decision.p90 is not None and (record.p90 is None or len(keys) == 1):
-                record.p90 = decision.p90
+            gates[key] = decision.to_dict()  # each scope's own P90 is in its gate
             if decision.band is Band.HALTED and stats.counts.get("breaker_tripped"):
                 break
         record.status = "halted" if stats.counts.get("breaker_tripped") else "done"
@@ -104,6 +104,14 @@ def run(
         record.finished_at = utcnow()
         store.finish_review_run(record)
     return record
+
+
+def _overall_p90(ctx: Context, keys: list[str]) -> float | None:
+    """The run's P90: over every classified DUPLICATE pair of all its scopes, the union of
+    what the per-scope gates see (one scope: the same value as its gate)."""
+    wanted = set(keys)
+    dups = ctx.store.queue_items(statuses=["classified"], label=PairLabel.DUPLICATE)
+    return p90([it.confidence or 0.0 for it in dups if it.scope_key in wanted])
 
 
 def _halt_reason(ctx: Context, key: str, now: datetime) -> str | None:
