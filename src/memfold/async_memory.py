@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memfold.async_review import AsyncReview
 from memfold.engine import transfer
 from memfold.memory import Memory, _Dicts, _Hits, _Ints, _Logs, _Records, _Results
 from memfold.model import AddResult, JSONDict, MemoryRecord
@@ -53,6 +54,11 @@ class AsyncMemory:
     async def undo(self, log_id: int, **kwargs: Any) -> _Ints:
         result: _Ints = await self._run(self.sync.undo, log_id, **kwargs)
         return result
+
+    @property
+    def review(self) -> AsyncReview:
+        """Batch review as coroutines: ``await mem.review.run(user_id=...)`` and so on."""
+        return AsyncReview(self.sync.review)
 
     async def feedback(self, memory_id: str, kind: str, context: str | None = None) -> _Ints:
         result: _Ints = await self._run(self.sync.feedback, memory_id, kind, context)
