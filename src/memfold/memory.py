@@ -358,8 +358,8 @@ class Memory:
 
     # files --------------------------------------------------------------------
     def export(self, path: str | Path, *, progress: transfer.Progress | None = None) -> int:
-        with Path(path).open("w", encoding="utf-8") as out:
-            return transfer.export(self.ctx, out, progress=progress)
+        """Every memory and link to a JSONL file (never onto this store or any SQLite file)."""
+        return transfer.export_file(self.ctx, Path(path), store_path=self.path, progress=progress)
 
     def import_(
         self,

@@ -89,7 +89,7 @@ def test_bad_input_exits_2_with_one_line(
 
 def test_malformed_import_names_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     f = tmp_path / "bad.jsonl"
-    f.write_text('{"id": "a", "text": "ok"}\n{broken\n')
+    f.write_text('{"id": "a", "text": "ok", "user_id": "u"}\n{broken\n')
     code, _, err = run(capsys, "import", str(f), "-p", str(tmp_path / "m.db"))
     assert code == 2 and "line 2" in err
 

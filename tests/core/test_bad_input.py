@@ -147,14 +147,14 @@ def test_import_malformed_line_reports_line_and_imports_nothing(
         (b"\xff\xfe not utf-8", "invalid UTF-8"),
         (b'{"id": "x", "text": ""}', "empty"),
         (b'{"id": "x"}', "needs 'id' and 'text'"),
-        (b'{"id": "x", "text": "ok", "status": "zombie"}', "zombie"),
+        (b'{"id": "x", "text": "ok", "user_id": "u", "status": "zombie"}', "zombie"),
         (b'{"id": "x", "text": "ok", "user_id": 7}', "user_id must be a string"),
         (b"[1, 2]", "JSON object"),
         (b'{"type": "weird"}', "unknown line type"),
     ],
 )
 def test_import_bad_lines(mem_off: Memory, tmp_path: Path, line: bytes, message: str) -> None:
-    good = json.dumps({"id": "m1", "text": "first"}).encode()
+    good = json.dumps({"id": "m1", "text": "first", "user_id": "u"}).encode()
     file = _write(tmp_path / "bad.jsonl", [good, line])
     with pytest.raises(ImportFormatError, match=f"line 2: .*{message}"):
         mem_off.import_(file)

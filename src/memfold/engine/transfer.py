@@ -8,17 +8,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from memfold.embed.base import check_vector
 from memfold.engine.context import Context
-from memfold.engine.snapshot import (
-    link_from_snapshot,
-    link_snapshot,
-    memory_from_snapshot,
-    memory_snapshot,
+from memfold.engine.snapshot import link_snapshot, memory_snapshot
+from memfold.engine.transfer_check import (
+    check_export_target,
+    drop_dangling,
+    drop_duplicates,
+    load_json,
+    parse_link,
+    parse_memory,
+    write_atomically,
 )
 from memfold.errors import ImportFormatError, InvalidInput
-from memfold.model import Link, MemoryRecord, content_hash
-from memfold.policy.validate import clean_metadata, clean_scope, clean_sources, clean_text
+from memfold.model import Link, MemoryRecord
 
 Progress = Callable[[int], None]
 FORMAT = "memfold-export/1"
@@ -44,6 +46,15 @@ def export(ctx: Context, out: IO[str], *, progress: Progress | None = None) -> i
                 seen.add(key)
                 out.write(json.dumps({"type": "link", **link_snapshot(lk)}) + "\n")
     return count
+
+
+def export_file(
+    ctx: Context, target: Path, *, store_path: Path, progress: Progress | None = None
+) -> int:
+    """Export to ``target``, never onto the open store or another SQLite file; the file
+    appears complete or not at all (a temporary file beside it is renamed over it)."""
+    resolved = check_export_target(target, store_path)
+    return write_atomically(resolved, lambda out: export(ctx, out, progress=progress))
 
 
 @dataclass
@@ -75,56 +86,48 @@ def _lines(path: Path) -> Iterator[tuple[int, str | None, str]]:
                 yield number, text, ""
 
 
-def _parse_memory(ctx: Context, data: dict[str, Any]) -> MemoryRecord:
-    cfg = ctx.settings.store
-    if "id" not in data or "text" not in data:
-        raise InvalidInput("a memory needs 'id' and 'text'")
-    data = dict(data)
-    data["text"] = clean_text(data["text"], max_chars=cfg.max_text_chars)
-    clean_scope(data.get("user_id"), data.get("agent_id"), data.get("session_id"))
-    data["sources"] = clean_sources(data.get("sources"), max_items=cfg.max_sources)
-    data["metadata"] = clean_metadata(data.get("metadata"))
-    if not data.get("content_hash"):
-        data["content_hash"] = content_hash(data["text"])
-    try:
-        record = memory_from_snapshot(data)
-    except (ValueError, TypeError, KeyError) as exc:
-        raise InvalidInput(str(exc)) from None
-    if record.embedding is not None and record.embedding_model == ctx.embedder.model_id:
-        record.embedding = check_vector(record.embedding, ctx.embedder.dim)
-    return record
-
-
 def import_jsonl(
     ctx: Context, path: Path, *, skip_bad: bool = False, progress: Progress | None = None
 ) -> ImportReport:
-    """Import an export file. Any bad line aborts the whole import unless ``skip_bad``."""
+    """Import an export file. Any bad line aborts the whole import unless ``skip_bad``.
+
+    Besides each line's own checks, ids must be unique in the file and every
+    ``superseded_by`` and link must name a memory in the file or the store. With
+    ``skip_bad`` a bad line is skipped and reported, and so is a line that refers
+    to a skipped memory (its reference would dangle); everything else is imported.
+    """
     report = ImportReport()
-    records: list[MemoryRecord] = []
-    links: list[Link] = []
+
+    def bad(number: int, reason: str) -> None:
+        if not skip_bad:
+            raise ImportFormatError(number, reason)
+        report.bad_lines.append((number, reason))
+
+    numbered: list[tuple[int, MemoryRecord]] = []
+    numbered_links: list[tuple[int, Link]] = []
     for number, text, error in _lines(path):
         try:
             if text is None:
                 raise InvalidInput(error)
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"not JSON: {exc.msg}") from None
+            data = load_json(text)
             if not isinstance(data, dict):
                 raise InvalidInput("a line must be a JSON object")
             kind = data.pop("type", "memory")
             if kind == "header":
                 continue
             if kind == "link":
-                links.append(link_from_snapshot(data))
+                numbered_links.append((number, parse_link(data)))
             elif kind == "memory":
-                records.append(_parse_memory(ctx, data))
+                numbered.append((number, parse_memory(ctx, data)))
             else:
                 raise InvalidInput(f"unknown line type {kind!r}")
         except (InvalidInput, ValueError, KeyError, TypeError) as exc:
-            if not skip_bad:
-                raise ImportFormatError(number, str(exc)) from None
-            report.bad_lines.append((number, str(exc)))
+            bad(number, str(exc))
+    numbered = drop_duplicates(numbered, bad)
+    numbered, numbered_links = drop_dangling(ctx, numbered, numbered_links, bad)
+    report.bad_lines.sort()
+    records = [r for _, r in numbered]
+    links = [lk for _, lk in numbered_links]
     existing = ctx.store.get_memories(r.id for r in records)
     fresh = [r for r in records if r.id not in existing]
     report.existing = len(records) - len(fresh)
