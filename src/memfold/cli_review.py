@@ -147,10 +147,10 @@ def review_reject(
     path: PathOpt = None,
     reason: Annotated[str, typer.Option(help="Why (kept in the queue note).")] = "",
 ) -> None:
-    """Refuse a held merge or a listed contradiction; the memories stay as they are."""
+    """Refuse a held merge or a listed contradiction (its link is removed, undoably)."""
     with open_memory(path) as mem:
-        mem.review.reject(item_id, reason)
-    render.console.print(f"rejected item {item_id}")
+        log_id = mem.review.reject(item_id, reason)
+    render.console.print(f"rejected item {item_id}" + (f" (log #{log_id})" if log_id else ""))
 
 
 @review_app.command("resume")

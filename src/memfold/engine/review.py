@@ -22,6 +22,7 @@ from memfold.engine.review_merge import (
     proposal_from_dict,
     propose,
     supersede_pair,
+    unlink_pair,
 )
 from memfold.engine.review_scan import scan
 from memfold.errors import ConflictError, InvalidInput, NotFound
@@ -301,10 +302,18 @@ def approve(ctx: Context, item_id: int, *, hook: StepHook | None = None) -> int 
         raise
 
 
-def reject(ctx: Context, item_id: int, reason: str = "") -> None:
-    """Refuse a held merge or a listed contradiction; nothing about the memories changes."""
+def reject(ctx: Context, item_id: int, reason: str = "") -> int | None:
+    """Refuse a held merge or a listed pair; the memories stay as they are. A rejected
+    contradiction also loses its ``contradicts`` link, as a logged change (undoing it
+    restores the link and lists the pair again); returns that log id, else None."""
     item = _item(ctx, item_id, ("held", "review"))
-    ctx.store.set_queue_status(item.id, "rejected", note=reason or "rejected by hand")
+    note = reason or "rejected by hand"
+    if item.status == "review" and item.label is PairLabel.CONTRADICTION:
+        log_id = unlink_pair(ctx, item, LinkKind.CONTRADICTS, note)
+        if log_id is not None:
+            return log_id
+    ctx.store.set_queue_status(item.id, "rejected", note=note)
+    return None
 
 
 def parse_since(value: datetime | timedelta | str | None, now: datetime | None = None) -> datetime:

@@ -86,8 +86,12 @@ class Review:
     def approve(self, item_id: int) -> int | None:
         return review.approve(self.ctx, _item_id(item_id))
 
-    def reject(self, item_id: int, reason: str = "") -> None:
-        review.reject(self.ctx, _item_id(item_id), reason)
+    def reject(self, item_id: int, reason: str = "") -> int | None:
+        """Refuse a held merge or a listed pair; a contradiction's link is removed (logged,
+        undoable: returns that log id)."""
+        if not isinstance(reason, str):
+            raise InvalidInput(f"reason must be a string, got {type(reason).__name__}")
+        return review.reject(self.ctx, _item_id(item_id), reason)
 
     def resume(self) -> JSONDict:
         return review.resume(self.ctx)

@@ -20,6 +20,7 @@ from memfold.judge.base import Judge, TextResult
 from memfold.model import (
     JSONDict,
     LinkKind,
+    LogEntry,
     MemoryRecord,
     QueueItem,
     Status,
@@ -251,3 +252,61 @@ def link_pair(
         change,
         inside=lambda log_id: store.set_queue_status(item.id, status, run_id=run_id),
     )
+
+
+def unlink_pair(ctx: Context, item: QueueItem, kind: LinkKind, note: str) -> int | None:
+    """Remove the pair's ``kind`` link(s) as a logged, undoable change and mark the item
+    rejected; returns the log id, or None (and changes nothing) when no such link is left."""
+    store = ctx.store
+    pair = {item.memory_a, item.memory_b}
+    with store.transaction():
+        found = [
+            lk
+            for lk in store.links_for([item.memory_a, item.memory_b])
+            if lk.kind is kind and {lk.src, lk.dst} == pair
+        ]
+        if not found:
+            return None
+        change = ChangeSet(
+            path="review",
+            action=f"UNLINK_{kind.value.upper()}",
+            input_ids=[item.memory_a, item.memory_b],
+            remove_links=found,
+            similarity=item.similarity,
+            confidence=item.confidence,
+            reasoning=f"rejected by hand: {note}",
+            judge="user",
+        )
+        return commit(
+            ctx,
+            change,
+            inside=lambda log_id: store.set_queue_status(
+                item.id, "rejected", note=f"{note} (link removed, log {log_id})"
+            ),
+        )
+
+
+# What undoing a review change does to its queue entry: an applied decision (merge,
+# supersede, link) is reopened so a later run decides the pair again; an undone reject
+# of a contradiction puts the pair back on the list for a person.
+_REOPEN = ("MERGE", "SUPERSEDE", "LINK_RELATED", "LINK_CONTRADICTS")
+_RELIST = ("UNLINK_CONTRADICTS",)
+
+
+def requeue_after_undo(ctx: Context, entry: LogEntry, undo_id: int) -> None:
+    """Called inside the undo's transaction, after the memories and links are restored."""
+    if entry.path != "review" or len(entry.input_ids) != 2:
+        return
+    store = ctx.store
+    item = store.queue_item_for_pair(*entry.input_ids)
+    if item is None:
+        return
+    note = f"log {entry.id} ({entry.action}) undone by log {undo_id}"
+    if entry.action in _RELIST:
+        store.set_queue_status(item.id, "review", note=note)
+    elif entry.action in _REOPEN:
+        found = store.get_memories([item.memory_a, item.memory_b])
+        a, b = found.get(item.memory_a), found.get(item.memory_b)
+        if a is None or b is None:
+            return  # a memory is gone for good: nothing left to decide
+        store.reopen_queue_item(item.id, a.version, b.version, f"reopened: {note}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memfold.engine.changes import ChangeSet, commit
 from memfold.engine.context import Context
+from memfold.engine.review_merge import requeue_after_undo
 from memfold.engine.snapshot import link_from_snapshot, memory_from_snapshot
 from memfold.errors import NotFound, UndoRefused
 from memfold.model import Link, LogEntry
@@ -87,4 +88,9 @@ def _restore(ctx: Context, entry: LogEntry) -> int:
     links_after = {_link_key(lk): lk for lk in map(link_from_snapshot, entry.after["links"])}
     change.remove_links = [lk for key, lk in links_after.items() if key not in links_before]
     change.add_links = [lk for key, lk in links_before.items() if key not in links_after]
-    return commit(ctx, change, inside=lambda undo_id: ctx.store.mark_log_undone(entry.id, undo_id))
+
+    def inside(undo_id: int) -> None:
+        ctx.store.mark_log_undone(entry.id, undo_id)
+        requeue_after_undo(ctx, entry, undo_id)  # a review change: its pair is decided again
+
+    return commit(ctx, change, inside=inside)

@@ -121,6 +121,25 @@ class ReviewTablesMixin:
         found = self.queue_items(ids=[item_id])
         return found[0] if found else None
 
+    def queue_item_for_pair(self, memory_a: str, memory_b: str) -> QueueItem | None:
+        """The queue entry of an unordered pair of memories, if it was ever queued."""
+        a, b = sorted((memory_a, memory_b))
+        rows = self._q(
+            f"SELECT {_QUEUE_COLUMNS} FROM consolidation_queue WHERE memory_a = ? AND memory_b = ?",
+            (a, b),
+        )
+        return _row_to_item(rows[0]) if rows else None
+
+    def reopen_queue_item(self, item_id: int, version_a: int, version_b: int, note: str) -> None:
+        """Back to ``pending`` at the memories' current versions, its decision cleared, so
+        the next run classifies and decides the pair again."""
+        self._w(
+            "UPDATE consolidation_queue SET status = 'pending', version_a = ?, version_b = ?, "
+            "label = NULL, confidence = NULL, reasoning = NULL, classified_at = NULL, "
+            "processed_at = NULL, proposal = NULL, note = ? WHERE id = ?",
+            (version_a, version_b, note, item_id),
+        )
+
     def classify_queue_item(
         self,
         item_id: int,
