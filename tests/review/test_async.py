@@ -52,7 +52,7 @@ def test_async_review_end_to_end(
             merged = await mem.get((await mem.log(1))[0].output_ids[0])
             assert merged.text == "Noted." and merged.status is Status.ACTIVE
             assert (await mem.get(first["memory_a"])).status is Status.ARCHIVED
-            await mem.review.reject(second["id"], "different facts")
+            assert await mem.review.reject(second["id"], "different facts") is None
             assert (await mem.get(second["memory_a"])).status is Status.ACTIVE
             assert (await mem.review.pending())["held"] == []
 
