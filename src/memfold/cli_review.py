@@ -99,7 +99,7 @@ def review_status(path: PathOpt = None, as_json: JsonOpt = False) -> None:
 
 @review_app.command("pending")
 def review_pending(path: PathOpt = None, as_json: JsonOpt = False) -> None:
-    """Held merges, contradictions, and memories flagged by feedback."""
+    """Held merges, contradictions, unproven supersedes, memories flagged by feedback."""
     from rich.table import Table
 
     with open_memory(path) as mem:
@@ -110,9 +110,11 @@ def review_pending(path: PathOpt = None, as_json: JsonOpt = False) -> None:
     table = Table(title="waiting for review")
     for col in ("id", "status", "a", "b", "conf", "proposal / reason"):
         table.add_column(col, overflow="fold")
-    for item in [*data["held"], *data["contradictions"]]:
+    for item in [*data["held"], *data["contradictions"], *data["supersedes"]]:
         proposal = item.get("proposal") or {}
         detail = proposal.get("text", item["reasoning"])
+        if item in data["supersedes"]:
+            detail = f"{detail}  [{item['note']}]"
         if proposal.get("reasons"):
             detail += f"  [{'; '.join(proposal['reasons'])}]"
         conf = "" if item["confidence"] is None else f"{item['confidence']:.2f}"

@@ -189,5 +189,13 @@ def test_superseded_without_evidence_is_held_for_a_person(
     assert run.counts.get("superseded", 0) == 0
     assert mem.get(y_old.id).status is Status.ACTIVE
     assert mem.get(y_new.id).status is Status.ACTIVE
-    held = [it for it in mem.store.queue_items() if it.memory_a in (y_old.id, y_new.id)]
-    assert held and held[0].status == "review" and "without evidence" in (held[0].note or "")
+    review = review_of(mem, judge)
+    (listed,) = review.pending()["supersedes"]
+    assert "without evidence" in listed["note"]
+    assert review.pending()["contradictions"] == []
+    # A person who knows better applies it: the older trip is superseded, undoably.
+    log_id = review.approve(listed["id"])
+    assert log_id is not None
+    assert mem.get(y_old.id).status is Status.SUPERSEDED
+    mem.undo(log_id)
+    assert mem.get(y_old.id).status is Status.ACTIVE

@@ -267,11 +267,14 @@ def status(ctx: Context) -> JSONDict:
 
 
 def pending(ctx: Context) -> JSONDict:
-    """What waits for a person: held merges, contradictions, memories flagged by feedback."""
+    """What waits for a person: held merges, contradictions, supersedes the rules saw no
+    evidence for, memories flagged by feedback."""
     store = ctx.store
+    listed = store.queue_items(statuses=["review"])
     return {
         "held": [it.to_dict() for it in store.queue_items(statuses=["held"])],
-        "contradictions": [it.to_dict() for it in store.queue_items(statuses=["review"])],
+        "contradictions": [it.to_dict() for it in listed if it.label is not PairLabel.SUPERSEDED],
+        "supersedes": [it.to_dict() for it in listed if it.label is PairLabel.SUPERSEDED],
         "flagged_by_feedback": store.feedback_flagged("review"),
     }
 
@@ -287,9 +290,16 @@ def _item(ctx: Context, item_id: int, statuses: tuple[str, ...]) -> QueueItem:
 
 def approve(ctx: Context, item_id: int, *, hook: StepHook | None = None) -> int | None:
     """Held merge: apply its proposed text through the five-step merge (returns the log id).
-    Contradiction: acknowledge it (the link stays). A changed memory drops the item."""
+    A supersede held for lack of evidence: apply it (the log id). Contradiction: acknowledge
+    it (the link stays). A changed memory drops the item."""
     item = _item(ctx, item_id, ("held", "review"))
     store = ctx.store
+    if item.status == "review" and item.label is PairLabel.SUPERSEDED:
+        try:
+            return supersede_pair(ctx, item)
+        except ConflictError as exc:
+            store.set_queue_status(item.id, "dropped", note=str(exc))
+            raise
     if item.status == "review":
         store.set_queue_status(item.id, "processed", note="contradiction acknowledged")
         return None
