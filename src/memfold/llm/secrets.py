@@ -8,7 +8,9 @@ it raises ``SecretLeak`` instead of writing a wrong credential into memory.
 
 Detection is regex based, for speed (one short memory masks in well under a
 millisecond): memfold's own patterns for the common providers, plus the
-token-shaped ``denylist`` regexes of selected ``detect-secrets`` plugins. We
+token-shaped ``denylist`` regexes of selected ``detect-secrets`` plugins, and
+passwords, passphrases, PINs and codes stated in words whatever their entropy
+(``secrets_stated``). We
 do not run detect-secrets' full plugin scan (``scan_line``): it needs a
 global settings context, is much slower, and reports secrets without their
 positions, which masking needs.
@@ -24,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from memfold.errors import SecretLeak
+from memfold.llm.secrets_stated import stated_secret_spans, stated_word
 
 PLACEHOLDER_RE = re.compile(r"\[\[SECRET_(\d+)\]\]")
 
@@ -113,7 +116,7 @@ def _looks_secret(name: str, value: str) -> bool:
         )
     )
     if _PASSWORD_NAME.search(name) and len(value) >= 6 and classes >= 2:
-        return True
+        return stated_word(value)  # not "password is case-sensitive"
     return len(value) >= 8 and has_digit and has_alpha and shannon_entropy(value) >= 3.0
 
 
@@ -155,6 +158,7 @@ def _scan(text: str) -> list[tuple[int, int]]:
     for m in _ASSIGNMENT.finditer(text):
         if _looks_secret(m.group(1), m.group(2)):
             spans.append(m.span(2))
+    spans.extend(stated_secret_spans(text))  # passwords and PINs stated in words
     for pattern in _detect_secrets_patterns():
         for m in pattern.finditer(text):
             spans.extend(_match_spans(m))
