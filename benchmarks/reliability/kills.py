@@ -125,7 +125,11 @@ def run_trial(
         trial.reopen_errors += 1
         trial.notes.append(f"reopen: {type(exc).__name__}: {exc}")
     trial.recovery_s = time.monotonic() - began
-    trial.unfinished_jobs = len(unfinished_jobs(db))
+    left = unfinished_jobs(db)
+    trial.unfinished_jobs = len(left)
+    if left:
+        statuses = ", ".join(f"#{job_id} {status}" for job_id, status in left[:5])
+        trial.notes.append(f"{len(left)} jobs unfinished after reopen + flush(): {statuses}")
     check = integrity(db)
     if check != "ok":
         trial.integrity_errors += 1

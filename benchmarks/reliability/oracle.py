@@ -11,8 +11,9 @@ vectors) and reports every rule it breaks.
   cosine >= discovery_threshold, named once, and (when an LLM decided) among the
   candidates the LLM was shown for that memory.
 - A written text (UPDATE, MERGE): non-empty, at most max_text_chars, no lone surrogate or
-  control character, no number or name that no source has, no more negation than any
-  source, no relation word no source has, no number or name of a source dropped.
+  control character, no number or name that no source has, no sentence whose closest
+  source sentence has the other negation parity (a statement reversed), no relation word
+  no source has, no number or name of a source dropped.
 """
 
 from __future__ import annotations
@@ -122,6 +123,32 @@ def negations(text: str) -> int:
     return len(_NEGATION.findall(text))
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_NEGATION_WORDS = {"not", "never", "no", "nobody", "nothing", "none", "neither", "nor", "untrue"}
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def reversed_statement(written: str, sources: Iterable[str]) -> str | None:
+    """A written sentence whose closest source sentences (most shared words, negation
+    words aside) all have the other negation parity: the statement was reversed."""
+    pool = [
+        (words(s) - _NEGATION_WORDS, negations(s) % 2) for src in sources for s in sentences(src)
+    ]
+    if not pool:
+        return None
+    for sentence in sentences(written):
+        mine = words(sentence) - _NEGATION_WORDS
+        overlaps = [len(mine & w) / max(1, len(mine | w)) for w, _ in pool]
+        best = max(overlaps)
+        parities = {parity for (_, parity), o in zip(pool, overlaps, strict=True) if o == best}
+        if negations(sentence) % 2 not in parities:
+            return sentence
+    return None
+
+
 def bad_chars(text: str) -> list[str]:
     out = []
     if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
@@ -147,7 +174,7 @@ def text_problems(written: str, sources: Iterable[str], max_chars: int) -> list[
     invented = names(written) - known_words
     if invented:
         problems.append(f"invented name {sorted(invented)[:3]}")
-    if negations(written) > max(negations(s) for s in srcs):
+    if reversed_statement(written, srcs) is not None:
         problems.append("negates a source")
     relations = (words(written) & RELATIONS) - known_words
     if relations:
