@@ -12,12 +12,19 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reliability.common import PYTHON, child_env, integrity, log_rows, unfinished_jobs
+from reliability.common import (
+    PYTHON,
+    LogRow,
+    child_env,
+    integrity,
+    log_rows,
+    unfinished_jobs,
+)
 
 CHILD_TIMEOUT_S = 900.0
 MODES = ("background", "sync")
@@ -47,20 +54,32 @@ class ConcurrentResult:
 DESTRUCTIVE = ("UPDATE", "MERGE", "REPLACE", "DELETE")
 
 
-def double_applies(db: Path) -> tuple[int, int, int, int]:
-    """From the log rows that were not undone: memories whose save has more than one
-    applied (non-SKIP) decision, how many of those include an UPDATE/MERGE/REPLACE/DELETE,
-    memories superseded more than once, and applied consolidations."""
+@dataclass(slots=True)
+class Doubles:
+    saves: int = 0  # saves with more than one applied decision
+    destructive: int = 0  # ... of which one decision was UPDATE/MERGE/REPLACE/DELETE
+    superseded_twice: int = 0
+    applied: int = 0
+    examples: list[str] = field(default_factory=list)
+
+
+def double_applies(db: Path) -> Doubles:
+    """From the log rows that were not undone: saves with more than one applied (non-SKIP)
+    decision, memories superseded more than once, and applied consolidations."""
     rows = [r for r in log_rows(db) if r.undoes is None and r.undone_by is None]
-    on_save = [r for r in rows if r.path == "on_save" and r.action != "SKIP" and r.input_ids]
-    decided = Counter(r.input_ids[0] for r in on_save)
-    twice = {m for m, n in decided.items() if n > 1}
-    destructive = {r.input_ids[0] for r in on_save if r.input_ids[0] in twice}
-    destructive = {
-        m
-        for m in destructive
-        if any(r.action in DESTRUCTIVE for r in on_save if r.input_ids[0] == m)
-    }
+    by_save: dict[str, list[LogRow]] = defaultdict(list)
+    for r in rows:
+        if r.path == "on_save" and r.action != "SKIP" and r.input_ids:
+            by_save[r.input_ids[0]].append(r)
+    out = Doubles()
+    for memory_id, decided in by_save.items():
+        if len(decided) < 2:
+            continue
+        out.saves += 1
+        out.destructive += any(r.action in DESTRUCTIVE for r in decided)
+        if len(out.examples) < 8:
+            seen = ", ".join(f"#{r.id} {r.action}" for r in decided)
+            out.examples.append(f"save {memory_id[:8]} decided {len(decided)} times: {seen}")
     superseded: Counter[str] = Counter()
     for r in rows:
         for memory_id, after in (r.after.get("memories") or {}).items():
@@ -71,13 +90,9 @@ def double_applies(db: Path) -> tuple[int, int, int, int]:
                 and (before is None or before.get("status") != "superseded")
             ):
                 superseded[memory_id] += 1
-    applied = sum(1 for r in rows if r.action in DESTRUCTIVE)
-    return (
-        len(twice),
-        len(destructive),
-        sum(1 for n in superseded.values() if n > 1),
-        applied,
-    )
+    out.superseded_twice = sum(1 for n in superseded.values() if n > 1)
+    out.applied = sum(1 for r in rows if r.action in DESTRUCTIVE)
+    return out
 
 
 def run_concurrent(
@@ -136,7 +151,8 @@ def run_concurrent(
     if check != "ok":
         result.integrity_errors = 1
         result.notes.append(f"integrity_check: {check[:200]}")
-    counts = double_applies(db)
-    result.double_applies, result.double_destructive = counts[0], counts[1]
-    result.superseded_twice, result.applied = counts[2], counts[3]
+    doubles = double_applies(db)
+    result.double_applies, result.double_destructive = doubles.saves, doubles.destructive
+    result.superseded_twice, result.applied = doubles.superseded_twice, doubles.applied
+    result.notes += doubles.examples
     return result
