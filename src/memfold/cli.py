@@ -350,13 +350,29 @@ register_review(app)
 
 def main(argv: list[str] | None = None) -> Any:
     try:
-        return app(args=argv, standalone_mode=True)
+        code = app(args=argv, standalone_mode=False)
+    except typer.Abort:
+        typer.echo("Aborted!", err=True)
+        sys.exit(1)
     except MemfoldError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
     except OSError as exc:  # a file or folder the command was given
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except Exception as exc:
+        # A bad option or argument (click's UsageError; typer may vendor click, so it is
+        # recognized by shape): one line too, not click's usage block.
+        if not (hasattr(exc, "format_message") and hasattr(exc, "show")):
+            raise
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # no arguments: the help text, as click prints it
+            sys.exit(2)
+        ctx = getattr(exc, "ctx", None)
+        where = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        typer.echo(f"error: {exc.format_message()}{where}", err=True)
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) and not isinstance(code, bool) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -106,3 +106,31 @@ def test_console_script_reports_a_config_error_in_one_line(tmp_path: Path) -> No
     assert proc.stderr.strip().startswith("error: invalid setting consolidation.mode")
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
     assert not (tmp_path / "m.db").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("search", "tea", "-k", "abc"),
+        ("stats", "--bogus"),
+        ("nosuchcommand",),
+        ("add",),
+        ("undo", "abc"),
+    ],
+)
+def test_bad_option_or_argument_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([*args, "--path", str(tmp_path / "m.db")] if args[0] != "nosuchcommand" else [*args])
+    out, err = capsys.readouterr()
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert info.value.code == 2 and len(lines) == 1 and lines[0].startswith("error: ")
+    assert "--help" in lines[0] and "Usage:" not in out + err
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_help_still_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["search", "--help"])
+    assert info.value.code == 0 and "Usage" in capsys.readouterr().out
