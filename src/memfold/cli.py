@@ -291,7 +291,7 @@ def eval_(
     split: Annotated[str, typer.Option(help="dev | heldout (held-out: report only)")] = "dev",
     judge: Annotated[str, typer.Option(help="rules | llm (the settings' endpoint)")] = "rules",
     suite: Annotated[
-        list[str] | None, typer.Option("--suite", help="pairs | locomo | beam (repeat)")
+        list[str] | None, typer.Option("--suite", help="pairs | locomo | beam | scenarios (repeat)")
     ] = None,
     dataset: Annotated[
         list[str] | None, typer.Option("--dataset", help="sick | msrp | stsb | qqp (repeat)")
@@ -302,7 +302,7 @@ def eval_(
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder or .json file for results.")] = Path("results"),
 ) -> None:
-    """Quality of consolidation on public data sets (pairs, LoCoMo, BEAM)."""
+    """Quality of consolidation on public data sets (pairs, LoCoMo, BEAM) and scenarios."""
     from memfold.evaluation.runner import DEFAULT_DATASETS, SUITES, run_eval
 
     try:
