@@ -143,6 +143,4 @@ def test_bad_input(tmp_path: Path, embedder: LocalEmbedder) -> None:
     assert s["api_wrong_error"] == 0
     assert s["cli_tracebacks"] == 0
     assert all(c.exit_code == 2 for c in cases if c.surface == "cli")
-    # Left out until the CLI hardening (issue 9) covers argument parsing: a value of the
-    # wrong type ("-k abc") gets typer's multi-line usage box, not one "error:" line.
-    # assert s["cli_not_one_error_line"] == 0, [c.detail for c in cases if not c.one_error_line]
+    assert s["cli_not_one_error_line"] == 0, [c.detail for c in cases if not c.one_error_line]
