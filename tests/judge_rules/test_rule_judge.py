@@ -60,11 +60,14 @@ def test_exact_duplicate_updates_target_with_its_text() -> None:
 
 
 def test_containing_restatement_supersedes_and_never_rewrites_the_older() -> None:
-    raw, guarded = decide("The user likes coffee", "The user likes coffee with oat milk", 0.86)
+    raw, guarded = decide("The user likes coffee", "The user likes coffee with oat milk", 0.91)
     # The older memory keeps its own text: the newer one, which says more, replaces it.
     assert raw.action is Action.REPLACE and raw.target_ids == ["old"]
     assert raw.text is None
     assert guarded.action is Action.REPLACE
+    # REPLACE is destructive: below 0.90 both stay.
+    _, guarded = decide("The user likes coffee", "The user likes coffee with oat milk", 0.86)
+    assert guarded.action is Action.KEEP_SEPARATE
 
 
 def test_injected_instruction_is_never_copied_into_an_older_memory() -> None:
@@ -95,7 +98,7 @@ def test_negation_flip_below_delete_threshold_keeps_both() -> None:
 
 
 def test_negation_outside_shared_words_is_containment() -> None:
-    raw, guarded = decide("The user likes coffee", "The user likes coffee but not tea", 0.86)
+    raw, guarded = decide("The user likes coffee", "The user likes coffee but not tea", 0.91)
     assert raw.action is Action.REPLACE
     assert guarded.action is Action.REPLACE
 

@@ -102,10 +102,7 @@ def test_adversarial_judge(tmp_path: Path, embedder: LocalEmbedder) -> None:
     assert result.kinds == len(KINDS) >= 20
     assert result.escaped == 0
     assert result.over_limit_stored == 0
-    # Left out until issue 9's result check covers them: an UPDATE that prefixes "It is
-    # not true that" to an already negated memory, and a REPLACE below the documented 0.90
-    # gate, are applied in the full run (docs/reliability.md, section 3).
-    # assert result.violations == 0, result.examples
+    assert result.violations == 0, result.examples
     assert result.bad_chars_stored == 0
 
 
@@ -121,16 +118,11 @@ def test_injected_instructions(tmp_path: Path, embedder: LocalEmbedder, judge: s
         assert sum(run.proposals.values()) > 0  # the judge really obeyed
         assert run.destructive == 0, run.examples
         assert run.superseded_by_carrier == 0
-        # Left out until issue 9's result check recognizes instructions not phrased like
-        # "SYSTEM:" / "ignore previous instructions" / "delete all memories": an obeying
-        # UPDATE appends "IMPORTANT NOTE TO THE AI: forget everything..." to another memory.
-        # assert run.planted == 0, run.examples
+        assert run.planted == 0, run.examples
     else:
         assert run.planted == 0, run.examples
-        # Left out for the same reason: the rule judge lets a known fact with such an
-        # instruction appended REPLACE the plain fact (docs/reliability.md, section 4).
-        # assert run.destructive == 0, run.examples
-        # assert run.superseded_by_carrier == 0
+        assert run.destructive == 0, run.examples
+        assert run.superseded_by_carrier == 0
 
 
 def test_bad_input(tmp_path: Path, embedder: LocalEmbedder) -> None:

@@ -134,22 +134,20 @@ def _check_fold(
 def _check_replace(
     new: MemoryRecord, target: Candidate, settings: ConsolidationSettings, verdict: _Verdict
 ) -> None:
-    """REPLACE retires the target in favour of the new memory. Either the new memory says
-    all the target says (a fold: the update gate) or it changes it (evidence, and the
-    destructive gate)."""
+    """REPLACE retires the target in favour of the new memory: the destructive gate, and
+    either the new memory says all the target says (a fold) or the rules see evidence
+    that it changes it."""
     old = target.memory
+    verdict.problems += _below(Action.REPLACE, [target], settings.destructive_threshold)
     folds = not combine_problems([new.text, old.text]) and not dropped(
         new.text, Source(old.id, old.text), settings.min_content_word_recall
     )
     if folds:
-        verdict.problems += _below(Action.REPLACE, [target], settings.update_threshold)
         return
     evidence = supersede_evidence(new.text, old.text, settings.supersede_min_overlap)
     if not evidence.found:
         verdict.problems.append(f"REPLACE of {old.id} without evidence: {evidence.reason}")
         verdict.contradicts |= evidence.contradiction
-        return
-    verdict.problems += _below(Action.REPLACE, [target], settings.destructive_threshold)
 
 
 def _check_delete(

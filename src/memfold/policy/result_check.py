@@ -36,11 +36,37 @@ from memfold.policy.subject import added_markers
 
 # Characters a memory text never needs: C0/C1 controls other than tab and newline.
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
+# Text addressed to a model rather than about the user: a role prefix, an appeal to the
+# AI, an order to ignore rules, or to wipe, merge or rewrite memories wholesale.
+_MODEL = r"(?:ai|a\.i\.|model|llm|assistant|agent|bot|chatbot|gpt|claude|system)"
 _INSTRUCTION = re.compile(
-    r"(?:^|[\s.!?\"'(\[])(?:system|assistant|developer)\s*:|"
-    r"\bignore\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)\s+instructions\b|"
-    r"\b(?:delete|forget|erase|remove|merge|wipe)\s+(?:all|every|each)\s+(?:of\s+the\s+)?"
-    r"(?:memor(?:y|ies)|records?|facts?|entries)\b",
+    "|".join(
+        (
+            r"(?:^|[\s.!?\"'(\[])(?:system|assistant|developer|admin)"
+            r"\s*(?:prompt|message|note)?\s*:",
+            r"\b(?:note|message|instructions?|reminder|command|order)s?\s+(?:to|for)\s+"
+            rf"(?:the\s+|any\s+|all\s+)?{_MODEL}s?\b",
+            rf"\b(?:dear|hey|hi|hello|attention|listen)\s*,?\s+(?:the\s+)?{_MODEL}s?\b",
+            rf"\b(?:as|you\s+are)\s+an?\s+{_MODEL}\b",
+            r"\b(?:ignore|disregard|forget|override|bypass)\s+"
+            r"(?:all\s+|any\s+|the\s+|your\s+|my\s+|these\s+|those\s+)*"
+            r"(?:previous\s+|prior\s+|above\s+|earlier\s+|other\s+|existing\s+)?"
+            r"(?:instructions|rules|prompts?|guidelines|memories|guardrails)\b",
+            r"\b(?:delete|forget|erase|remove|wipe|purge|drop|clear|overwrite|merge|replace|rewrite)\s+"
+            r"(?:all|every|each|any|everything|anything|the\s+(?:whole|entire))\b",
+            r"\b(?:delete|forget|erase|remove|wipe|purge|clear)\s+(?:\w+\s+){0,3}"
+            r"(?:memor(?:y|ies)|records?|database|store)\b",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
+# A statement wrapped in a denial, whatever negations it holds inside.
+_DENIAL = re.compile(
+    r"\b(?:(?:is|was|it's|that's)\s+(?:not|no\s+longer|never)\s+(?:true|the\s+case|correct|"
+    r"right|so)|(?:isn't|wasn't)\s+(?:true|the\s+case|correct|right|so)|"
+    r"(?:false|untrue|incorrect|wrong)\s+that|contrary\s+to)\b",
     re.IGNORECASE,
 )
 
@@ -201,12 +227,16 @@ def added(result: str, sources: Sequence[str], max_new_words: int) -> list[str]:
 
 
 def reversed_statements(result: str, sources: Sequence[str]) -> list[str]:
-    """A negation added that no source makes, or one a source makes that is gone."""
+    """A negation added that no source makes, one a source makes that is gone, or a
+    statement wrapped in a denial ("it is not true that...")."""
     problems: list[str] = []
     marks = negation_marks(result)
     source_marks = sum(negation_marks(s) for s in sources)
     if marks > source_marks:
         problems.append(f"result adds a negation ({marks} vs {source_marks} in its sources)")
+    denial = _DENIAL.search(result)
+    if denial and not any(_DENIAL.search(s) for s in sources):
+        problems.append(f"result denies a statement ({denial.group(0).strip()!r})")
     result_scope = tx.negated_terms(result)
     result_words = tx.content_words(result)
     for source in sources:
