@@ -15,7 +15,9 @@ from memfold.model import Action
 ACTIONS: tuple[str, ...] = tuple(a.value for a in Action)
 DESTRUCTIVE = frozenset({Action.MERGE.value, Action.REPLACE.value, Action.DELETE.value})
 MERGE_LIKE = frozenset({Action.MERGE.value, Action.UPDATE.value, Action.REPLACE.value})
-# A contradiction is resolved when the older memory is superseded with a link, not merged.
+# A contradiction is caught when both memories stay linked as contradicting (KEEP_SEPARATE
+# with a contradicts link: a negation with no sign of change) or, with a change cue, the
+# older memory is superseded with a link. It is never merged.
 CONTRADICTION_KEPT = frozenset({Action.DELETE.value, Action.REPLACE.value})
 
 
@@ -27,6 +29,7 @@ class PairOutcome:
     action: str  # an Action value; ADD when no candidate reached the judge
     cosine: float
     judged: bool  # whether a judge was asked (a candidate had cosine >= discovery)
+    contradicts: bool = False  # kept apart with a contradicts link
 
 
 def confusion(outcomes: Iterable[PairOutcome]) -> dict[str, dict[str, int]]:
@@ -57,7 +60,7 @@ def pair_metrics(outcomes: Sequence[PairOutcome]) -> dict[str, float | int | Non
     dups = [o for o in outcomes if o.kind is PairKind.DUPLICATE]
     dup_hits = [o for o in dups if o.action in MERGE_LIKE]
     contra = [o for o in outcomes if o.kind is PairKind.CONTRADICTION]
-    contra_hits = [o for o in contra if o.action in CONTRADICTION_KEPT]
+    contra_hits = [o for o in contra if o.action in CONTRADICTION_KEPT or o.contradicts]
     contra_merged = [o for o in contra if o.action in (Action.MERGE.value, Action.UPDATE.value)]
     return {
         "pairs": len(outcomes),

@@ -56,7 +56,13 @@ def run_pair_dataset(env: EvalEnv, dataset: str) -> JSONDict:
             action = Action.ADD.value if decision is None else decision.action.value
             outcomes.append(
                 PairOutcome(
-                    dataset, pair.label, pair.kind, action, float(cosines[i]), decision is not None
+                    dataset,
+                    pair.label,
+                    pair.kind,
+                    action,
+                    float(cosines[i]),
+                    decision is not None,
+                    contradicts=decision is not None and decision.contradicts,
                 )
             )
             _check_state(mem, existing[i].memory.id, result.memory.id, action, check)
