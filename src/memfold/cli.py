@@ -247,20 +247,15 @@ def worker(
     path: PathOpt = None,
     once: Annotated[bool, typer.Option(help="Drain pending jobs and exit.")] = False,
 ) -> None:
-    """Consolidate pending saves in this process (a separate worker)."""
-    import time
+    """Consolidate pending saves in this process (a separate worker). A batch that fails
+    is logged and the worker goes on."""
+    from memfold.engine.worker import run_worker
 
-    from memfold.engine.worker import drain
+    def report(handled: int) -> None:
+        render.console.print(f"consolidated {handled} saves")
 
     with open_memory(path, "queue") as mem:
-        poll = mem.settings.consolidation.worker_poll_s
-        while True:
-            handled = drain(mem.ctx, mem.judge)
-            if handled:
-                render.console.print(f"consolidated {handled} saves")
-            if once:
-                return
-            time.sleep(poll)
+        run_worker(mem.ctx, mem.judge, once=once, report=report)
 
 
 @app.command()

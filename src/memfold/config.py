@@ -89,9 +89,21 @@ class ConsolidationSettings(Section):
     delete_min_confidence: float = Field(0.80, ge=0.0, le=1.0)
     candidates_fetched: int = Field(10, ge=1)
     candidates_judged: int = Field(5, ge=1)
+    # One consolidation decision (the judge call for a batch, retries included) that takes
+    # longer is abandoned: a transient SKIP, retried after a backoff.
     timeout_s: float = Field(60.0, gt=0)
     batch_size: int = Field(8, ge=1)
+    # Attempts a job may spend (a conflict re-planned, a worker that died holding it);
+    # transient failures (LLM down, budget, rate limit, timeout) do not spend any.
     max_attempts: int = Field(5, ge=1)
+    # A claimed job's lease: its owner renews it every heartbeat_s while it works; a job
+    # whose lease ran out (or whose owner process is gone) is claimed again.
+    lease_s: float = Field(60.0, gt=0)
+    heartbeat_s: float = Field(15.0, gt=0)
+    # After a transient failure a job waits backoff_s * 2^(failures so far), at most
+    # backoff_max_s, before it is tried again.
+    backoff_s: float = Field(5.0, gt=0)
+    backoff_max_s: float = Field(600.0, gt=0)
     # Information-loss guard: share of a source's content words a result must keep.
     min_content_word_recall: float = Field(0.8, ge=0.0, le=1.0)
     # The result check (memfold.policy.result_check): content words a judge-written text
@@ -114,6 +126,12 @@ class ConsolidationSettings(Section):
     rules_value_min_shared: int = Field(2, ge=0)
     rules_merge_min_similarity: float = Field(0.93, ge=0.0, le=1.0)
     rules_fragment_max_words: int = Field(2, ge=0)
+
+    @model_validator(mode="after")
+    def _heartbeat_within_lease(self) -> ConsolidationSettings:
+        if self.heartbeat_s >= self.lease_s:
+            raise ValueError("heartbeat_s must be shorter than lease_s")
+        return self
 
 
 class ReviewSettings(Section):
@@ -204,6 +222,9 @@ class LLMSettings(Section):
 
     # How long an unreachable endpoint is left alone before it is probed again.
     recheck_after_s: float = Field(60.0, ge=0.0)
+    # This many consecutive transient failures of on-save LLM calls (timeouts, 5xx, 429,
+    # budget) hand over to the rule judge for recheck_after_s; then the LLM is tried again.
+    fallback_after_failures: int = Field(3, ge=1)
     # A save the rule judge settles this surely (an exact or contained restatement:
     # UPDATE) is not sent to the LLM at all. None sends every judged save.
     rules_first_confidence: float | None = Field(0.9, ge=0.0, le=1.0)

@@ -46,6 +46,10 @@ class ConflictError(MemfoldError):
     """A memory changed since a decision was made (optimistic version check)."""
 
 
+class LeaseLost(ConflictError):
+    """A job is no longer held by this worker (its lease passed to another): not applied."""
+
+
 class UndoRefused(MemfoldError):
     """An undo that would break later changes built on its result."""
 

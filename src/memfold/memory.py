@@ -15,12 +15,12 @@ from memfold.embed import Embedder, make_embedder
 from memfold.engine import edits, transfer
 from memfold.engine.context import Context
 from memfold.engine.feedback import feedback as record_feedback
-from memfold.engine.ingest import NewMemory, build_records, store_records
-from memfold.engine.on_save import process_jobs
+from memfold.engine.ingest import NewMemory, build_records, store_claimed, store_records
+from memfold.engine.lease import current_owner, reclaim_dead
 from memfold.engine.review_api import Review
 from memfold.engine.search import SearchMode, search
 from memfold.engine.undo import undo as undo_change
-from memfold.engine.worker import BackgroundWorker, drain
+from memfold.engine.worker import BackgroundWorker, decide_now, drain
 from memfold.errors import InvalidInput, NotFound
 from memfold.index.vector_index import VectorIndex
 from memfold.judge.base import Judge
@@ -30,8 +30,6 @@ from memfold.model import (
     Area,
     Category,
     ConsolidateMode,
-    Job,
-    JobStatus,
     JSONDict,
     LogEntry,
     MemoryRecord,
@@ -104,6 +102,7 @@ class Memory:
             settings=self.settings,
         )
         self.judge: Judge = judge or make_judge(self.settings, usage_sink=self.store)
+        reclaim_dead(self.store)  # jobs a killed process left running are claimable now
         self._worker: BackgroundWorker | None = None
         if self.mode is ConsolidateMode.BACKGROUND:
             self._worker = BackgroundWorker(self.ctx, self.judge)
@@ -178,15 +177,19 @@ class Memory:
             created_at=created_at,
         )
         (record,) = build_records(self.ctx, [item])
+        if self.mode is ConsolidateMode.SYNC:
+            # Stored with its job already claimed by this thread: no concurrent worker
+            # can take it, so the decision applies once, here.
+            job = store_claimed(self.ctx, record, current_owner())
+            result = AddResult(record, job_id=job.id)
+            outcome = decide_now(self.ctx, self.judge, job)
+            result.decision, result.log_id = outcome.decision, outcome.log_id
+            result.memory = self.get(record.id)
+            return result
         enqueue = self.mode is not ConsolidateMode.OFF
         job_ids = store_records(self.ctx, [record], enqueue=enqueue)
         result = AddResult(record, job_id=job_ids[0] if job_ids else None)
-        if self.mode is ConsolidateMode.SYNC and result.job_id is not None:
-            job = Job(result.job_id, record.id, "consolidate", JobStatus.PENDING, attempts=1)
-            (outcome,) = process_jobs(self.ctx, self.judge, [job])
-            result.decision, result.log_id = outcome.decision, outcome.log_id
-            result.memory = self.get(record.id)
-        elif self._worker is not None:
+        if self._worker is not None:
             self._worker.notify()
         return result
 
@@ -272,12 +275,17 @@ class Memory:
         return record_feedback(self.ctx, clean_id(memory_id), kind, context)
 
     def flush(self, timeout: float | None = None) -> int:
-        """Finish pending consolidation work now; returns the jobs handled here."""
+        """Finish pending consolidation work now; returns the jobs finished here. Jobs
+        backing off after a transient failure are not waited for: they stay pending until
+        their next-attempt time (``stats()["jobs_waiting"]`` counts them)."""
         if self.mode is ConsolidateMode.OFF:
             return 0
         handled = drain(self.ctx, self.judge)
         if self._worker is not None:
             self._worker.wait_idle(timeout)
+        waiting = self.store.count_jobs("pending") - self.store.count_jobs("pending", ready=True)
+        if waiting:
+            log.info("flush: %d jobs wait to retry after a transient failure", waiting)
         return handled
 
     # reading ----------------------------------------------------------------

@@ -303,6 +303,12 @@ class Job:
     attempts: int = 0
     last_error: str | None = None
     created_at: datetime = field(default_factory=utcnow)
+    # The lease: who holds the job (host:pid:token:thread) and until when (renewed while
+    # it works). Transient failures back off: ``backoffs`` so far, next try not before.
+    owner: str | None = None
+    lease_until: datetime | None = None
+    backoffs: int = 0
+    next_attempt_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,7 +102,14 @@ def test_transient_skip_leaves_job_pending_then_retries(
         assert r.decision is not None and r.decision.action is Action.SKIP
         assert mem.store.count_jobs("pending") == 1
         assert mem.get(r.memory.id).status is Status.ACTIVE
-        assert mem.flush() == 1
+        # Backing off: flush() does not wait for it; it stays pending, not yet claimable.
+        assert mem.flush() == 0
+        (job,) = mem.store.list_jobs("pending")
+        assert job.next_attempt_at is not None and job.attempts == 0
+        later = job.next_attempt_at.timestamp() + 1
+        jobs = mem.store.claim_jobs(8, "w", lease_s=60.0, now=later)
+        assert [j.id for j in jobs] == [job.id]
+        assert process_jobs(mem.ctx, judge, jobs)[0].log_id is not None
         assert mem.get(r.memory.id).superseded_by == a.id
         assert mem.store.count_jobs("pending") == 0
 
@@ -130,8 +137,8 @@ def test_failure_inside_apply_rolls_back_and_keeps_job(
         assert mem.store.count_memories() == 2
         assert {m.id for m in mem.list(user_id="s")} == {a.id, b.id}
         assert mem.log() == []
-        # The claimed job went stale with the crash; another worker reclaims it.
-        jobs = mem.store.claim_jobs(8, "other", stale_after_s=0.0)
+        # The failed batch gave its job back (the attempt spent); another worker claims it.
+        jobs = mem.store.claim_jobs(8, "other", lease_s=60.0)
         assert [j.memory_id for j in jobs] == [b.id]
         (outcome,) = process_jobs(mem.ctx, judge, jobs)
         assert outcome.log_id is not None

@@ -14,6 +14,7 @@ from memfold.errors import InvalidInput
 from memfold.model import (
     Area,
     Category,
+    Job,
     JSONDict,
     MemoryRecord,
     Scope,
@@ -93,3 +94,15 @@ def store_records(ctx: Context, records: Sequence[MemoryRecord], *, enqueue: boo
         if enqueue:
             job_ids = [ctx.store.enqueue_job(r.id) for r in records]
     return job_ids
+
+
+def store_claimed(ctx: Context, record: MemoryRecord, owner: str) -> Job:
+    """Insert one record and its job, the job already claimed by ``owner`` (a sync add):
+    in one transaction, so no other worker can take the job before its save decides."""
+    with ctx.store.transaction():
+        ctx.store.insert_memories([record])
+        job_id = ctx.store.enqueue_job(record.id)
+        job = ctx.store.claim_job(job_id, owner, lease_s=ctx.settings.consolidation.lease_s)
+    if job is None:  # cannot happen: the job was created pending in this transaction
+        raise RuntimeError(f"could not claim the new job {job_id}")
+    return job

@@ -1,21 +1,24 @@
 """Consolidation on save: candidates, one judge call per batch, guards, apply.
 
-A job is marked done in the same transaction that applies its decision, so a
-crash at any point leaves either the job pending (it runs again) or the
-decision applied and the job done (it never applies twice).
+A job is marked done in the same transaction that applies its decision, and only
+while its worker still holds it, so a crash at any point leaves either the job
+pending (it runs again) or the decision applied and the job done (it never
+applies twice). Saves are judged in insertion order against what was inserted
+before them; a later save of a batch sees what the earlier ones changed.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from memfold.engine import jobs as job_steps
 from memfold.engine.apply import plan
-from memfold.engine.changes import ChangeSet, commit
+from memfold.engine.changes import commit
 from memfold.engine.context import Context
+from memfold.engine.jobs import Outcome, owner_of
 from memfold.engine.search import similar_active
-from memfold.errors import ConflictError
+from memfold.errors import ConflictError, LeaseLost
 from memfold.judge.base import Judge, SaveItem
 from memfold.model import Action, Candidate, Decision, Job, MemoryRecord, Status, Vector
 from memfold.policy.guards import apply_guards, refuse
@@ -24,49 +27,111 @@ from memfold.policy.result_check import ResultLimits, drift_problems
 log = logging.getLogger(__name__)
 
 
-@dataclass(slots=True)
-class Outcome:
-    memory_id: str
-    decision: Decision | None
-    log_id: int | None = None
-    retry: bool = False
+__all__ = ["Outcome", "candidates_for", "process_jobs"]
+
+_MAX_SOURCE_DEPTH = 32
+
+
+def _origin(ctx: Context, memory: MemoryRecord, order: dict[str, int], depth: int = 0) -> int:
+    """Where ``memory`` stands in insertion order: its own place, or for a memory made
+    from others (a merge) the place of its newest source."""
+    own = order.get(memory.id)
+    if own is None:
+        own = ctx.store.insertion_order([memory.id]).get(memory.id, 0)
+    if not memory.consolidated_from or depth >= _MAX_SOURCE_DEPTH:
+        return own
+    sources = ctx.store.get_memories(memory.consolidated_from)
+    if not sources:
+        return own
+    order.update(ctx.store.insertion_order(sources))
+    return max(_origin(ctx, s, order, depth + 1) for s in sources.values())
 
 
 def candidates_for(ctx: Context, record: MemoryRecord) -> list[Candidate]:
-    """What was already known when ``record`` was saved: similar active memories that
-    are not newer than it. (Two saves pending together are then judged once, newer
-    against older, never each against the other.)"""
+    """What was already known when ``record`` was saved: similar active memories inserted
+    before it (whatever their ``created_at``: a backdated save is judged too). A memory
+    made by consolidation counts from its newest source, so a merge of older saves is
+    known to a later one. Two saves pending together are judged once, newer against
+    older, never each against the other."""
     cfg = ctx.settings.consolidation
     found = similar_active(
         ctx, record, k=cfg.candidates_fetched, min_similarity=cfg.discovery_threshold
     )
-    older = [c for c in found if c.memory.created_at <= record.created_at]
+    if not found:
+        return []
+    order = ctx.store.insertion_order([record.id, *(c.memory.id for c in found)])
+    mine = order.get(record.id)
+    if mine is None:
+        return []
+    older = [c for c in found if _origin(ctx, c.memory, order) < mine]
     return older[: cfg.candidates_judged]
 
 
+def _prepare(ctx: Context, job: Job) -> SaveItem | Outcome:
+    """The save and its candidates now, or the outcome of a job that needs no decision."""
+    given_up = job_steps.gave_up(ctx, job)
+    if given_up is not None:
+        return given_up
+    record = ctx.store.get_memory(job.memory_id)
+    if record is None or record.status is not Status.ACTIVE:
+        return job_steps.finish_plain(ctx, job, job.memory_id)
+    return SaveItem(record, candidates_for(ctx, record))
+
+
+def _stale(ctx: Context, item: SaveItem) -> bool:
+    """Whether the store moved, since ``item`` was prepared, in what it is judged on."""
+    record = ctx.store.get_memory(item.new.id)
+    if record is None or record.version != item.new.version:
+        return True
+    fresh = {(c.memory.id, c.memory.version) for c in candidates_for(ctx, record)}
+    return fresh != {(c.memory.id, c.memory.version) for c in item.candidates}
+
+
 def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcome]:
-    """Decide and apply a batch of pending on-save jobs (one judge call per batch)."""
+    """Decide and apply a batch of claimed on-save jobs, in order.
+
+    One judge call decides the batch. Items are applied one by one; once an applied
+    decision changed the store, each later item is checked: if its candidates moved
+    (a merge made from them, a target superseded), it and the rest of the batch are
+    prepared again and judged in another call, so item k+1 always sees the store as
+    item k left it. A save that fails alone is skipped alone (see ``engine.jobs``).
+    """
     outcomes: list[Outcome] = []
-    items: list[tuple[Job, SaveItem]] = []
-    for job in jobs:
-        record = ctx.store.get_memory(job.memory_id)
-        if record is None or record.status is not Status.ACTIVE:
-            ctx.store.finish_job(job.id)
-            outcomes.append(Outcome(job.memory_id, None))
-            continue
-        candidates = candidates_for(ctx, record)
-        if not candidates:
+    todo = list(jobs)
+    while todo:
+        live: list[tuple[Job, SaveItem]] = []
+        for job in todo:
+            try:
+                prepared = _prepare(ctx, job)
+            except Exception as exc:
+                prepared = job_steps.poisoned(ctx, job, None, job.memory_id, None, exc)
+            if isinstance(prepared, Outcome):
+                outcomes.append(prepared)
+            else:
+                live.append((job, prepared))
+        asked = [item for _, item in live if item.candidates]
+        answers = iter(job_steps.decide(ctx, judge, asked) if asked else [])
+        todo = []
+        changed = False
+        for n, (job, item) in enumerate(live):
             # Nothing similar enough: no judge call at all.
-            ctx.store.finish_job(job.id)
-            outcomes.append(Outcome(job.memory_id, None))
-            continue
-        items.append((job, SaveItem(record, candidates)))
-    if not items:
-        return outcomes
-    decisions = judge.decide([item for _, item in items])
-    for (job, item), raw in zip(items, decisions, strict=True):
-        outcomes.append(_apply_one(ctx, job, item, raw))
+            raw = next(answers) if item.candidates else None
+            if changed and _stale(ctx, item):
+                todo = [j for j, _ in live[n:]]
+                break
+            outcome = _settle(ctx, job, item, raw)
+            outcomes.append(outcome)
+            changed = changed or outcome.changed
     return outcomes
+
+
+def _settle(ctx: Context, job: Job, item: SaveItem, raw: Decision | None) -> Outcome:
+    if raw is None:
+        return job_steps.finish_plain(ctx, job, item.new.id)
+    try:
+        return _apply_one(ctx, job, item, raw)
+    except Exception as exc:
+        return job_steps.poisoned(ctx, job, item, item.new.id, raw, exc)
 
 
 def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision) -> Outcome:
@@ -77,10 +142,12 @@ def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision) -> Outcome
     decision, vectors = _check_drift(ctx, item, decision, limits)
     change = plan(ctx, item.new, item.candidates, decision, vectors)
     try:
-        log_id = commit(ctx, change, inside=lambda _id: ctx.store.finish_job(job.id))
+        log_id = commit(ctx, change, inside=lambda _id: ctx.store.finish_job(job.id, owner_of(job)))
+    except LeaseLost:
+        return Outcome(item.new.id, decision, lost=True)  # another worker holds it now
     except ConflictError as exc:
         # A target moved since the decision: re-plan on the next run, never overwrite.
-        ctx.store.release_job(job.id, f"conflict: {exc}")
+        ctx.store.release_job(job.id, owner_of(job), f"conflict: {exc}")
         return Outcome(item.new.id, decision, retry=True)
     return Outcome(item.new.id, decision, log_id)
 
@@ -105,23 +172,6 @@ def _check_drift(
 
 
 def _skip(ctx: Context, job: Job, item: SaveItem, decision: Decision) -> Outcome:
-    cfg = ctx.settings.consolidation
-    if decision.transient and job.attempts < cfg.max_attempts:
-        ctx.store.release_job(job.id, decision.reasoning)
-        log.info("consolidation of %s skipped for now: %s", item.new.id, decision.reasoning)
-        return Outcome(item.new.id, decision, retry=True)
-    change = ChangeSet(
-        path="on_save",
-        action=Action.SKIP.value,
-        input_ids=[item.new.id, *(c.memory.id for c in item.candidates)],
-        similarity=item.candidates[0].similarity if item.candidates else None,
-        confidence=decision.confidence,
-        reasoning="; ".join([decision.reasoning, *decision.downgrade_reasons]).strip("; "),
-        judge=decision.judge,
-        model=decision.model,
-        prompt_version=decision.prompt_version,
-        prompt_tokens=decision.prompt_tokens,
-        completion_tokens=decision.completion_tokens,
-    )
-    log_id = commit(ctx, change, inside=lambda _id: ctx.store.finish_job(job.id))
-    return Outcome(item.new.id, decision, log_id)
+    if decision.transient:
+        return job_steps.defer(ctx, job, item.new.id, decision)
+    return job_steps.final_skip(ctx, job, item, item.new.id, decision)

@@ -1,23 +1,47 @@
-"""Draining the durable job queue: inline, in a background thread, or as a process."""
+"""Draining the durable job queue: inline, in a background thread, or as a process.
+
+Every batch is claimed under this thread's owner id with a lease that a heartbeat
+renews while the batch runs (``engine.lease``). Jobs backing off after a transient
+failure are not claimable before their next-attempt time, so a drain ends when
+only those are left: they stay pending for a later run.
+"""
 
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from memfold.engine.context import Context
+from memfold.engine.lease import current_owner, heartbeat, reclaim_dead
 from memfold.engine.on_save import Outcome, process_jobs
 from memfold.judge.base import Judge
+from memfold.model import Job
 
 log = logging.getLogger(__name__)
 
 
-def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+def run_batch(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcome]:
+    """Process claimed jobs under a heartbeat. If processing raises, the jobs of the batch
+    this worker still holds go back to pending (the attempt spent) before it propagates."""
+    owner = (jobs[0].owner if jobs else None) or current_owner()
+    with heartbeat(ctx.store, owner, ctx.settings.consolidation):
+        try:
+            return process_jobs(ctx, judge, jobs)
+        except BaseException as exc:
+            for job in jobs:
+                try:
+                    ctx.store.release_job(job.id, owner, f"worker failed: {exc!r}"[:500])
+                except Exception:  # the store is failing too: the lease will expire
+                    log.warning("could not release job %d", job.id, exc_info=True)
+            raise
+
+
+def decide_now(ctx: Context, judge: Judge, job: Job) -> Outcome:
+    """Decide one job this thread already holds (a sync ``add``)."""
+    (outcome,) = run_batch(ctx, judge, [job])
+    return outcome
 
 
 def drain(
@@ -27,23 +51,50 @@ def drain(
     max_batches: int | None = None,
     on_batch: Callable[[list[Outcome]], None] | None = None,
 ) -> int:
-    """Process pending jobs until none are left (or ``max_batches``); returns jobs handled."""
+    """Reclaim the jobs of dead workers, then process claimable jobs until none are left
+    (or ``max_batches``). Returns the jobs finished here (not those deferred or lost)."""
+    cfg = ctx.settings.consolidation
+    owner = current_owner()
+    reclaim_dead(ctx.store)
     handled = 0
     batches = 0
-    name = worker_name()
-    size = ctx.settings.consolidation.batch_size
     while max_batches is None or batches < max_batches:
-        jobs = ctx.store.claim_jobs(size, name)
+        jobs = ctx.store.claim_jobs(cfg.batch_size, owner, lease_s=cfg.lease_s)
         if not jobs:
             break
-        outcomes = process_jobs(ctx, judge, jobs)
-        handled += len(jobs)
+        outcomes = run_batch(ctx, judge, jobs)
+        handled += sum(1 for o in outcomes if not (o.retry or o.lost))
         batches += 1
         if on_batch is not None:
             on_batch(outcomes)
-        if all(o.retry for o in outcomes):
-            break  # only transient failures: leave them for a later run
     return handled
+
+
+def run_worker(
+    ctx: Context,
+    judge: Judge,
+    *,
+    once: bool = False,
+    stop: threading.Event | None = None,
+    report: Callable[[int], None] | None = None,
+) -> int:
+    """The ``memfold worker`` loop: drain, wait ``worker_poll_s``, again, until ``stop`` is
+    set (or after one pass with ``once``). A pass that raises is logged and the loop goes
+    on: one bad batch never ends the worker. Returns the jobs finished."""
+    stop = stop or threading.Event()
+    poll = ctx.settings.consolidation.worker_poll_s
+    total = 0
+    while True:
+        try:
+            handled = drain(ctx, judge)
+        except Exception:
+            log.exception("a consolidation pass failed; the worker goes on")
+            handled = 0
+        total += handled
+        if handled and report is not None:
+            report(handled)
+        if once or stop.wait(poll):
+            return total
 
 
 class BackgroundWorker:
@@ -71,7 +122,7 @@ class BackgroundWorker:
         cfg = self._ctx.settings.consolidation
         deadline = time.monotonic() + cfg.batch_wait_s
         while time.monotonic() < deadline and not self._stop.is_set():
-            if self._ctx.store.count_jobs("pending") >= cfg.batch_size:
+            if self._ctx.store.count_jobs("pending", ready=True) >= cfg.batch_size:
                 return
             self._stop.wait(min(cfg.worker_poll_s, 0.05))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -131,7 +132,14 @@ def row_to_log(row: tuple[Any, ...]) -> LogEntry:
     )
 
 
-JOB_COLUMNS = "id, memory_id, kind, status, attempts, last_error, created_at"
+JOB_COLUMNS = (
+    "id, memory_id, kind, status, attempts, last_error, created_at, "
+    "claimed_by, lease_until, backoffs, next_attempt_at"
+)
+
+
+def _epoch_time(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, tz=UTC)
 
 
 def row_to_job(row: tuple[Any, ...]) -> Job:
@@ -143,4 +151,8 @@ def row_to_job(row: tuple[Any, ...]) -> Job:
         attempts=row[4],
         last_error=row[5],
         created_at=parse_time(row[6]),  # type: ignore[arg-type]
+        owner=row[7],
+        lease_until=_epoch_time(row[8]),
+        backoffs=row[9],
+        next_attempt_at=_epoch_time(row[10]),
     )

@@ -79,6 +79,17 @@ class Connections:
         finally:
             self._local.depth = 0
 
+    def close_thread(self) -> None:
+        """Close the calling thread's connection (a helper thread about to end)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            return
+        self._local.conn = None
+        with self._lock:
+            if conn in self._all:
+                self._all.remove(conn)
+        conn.close()
+
     def in_transaction(self) -> bool:
         return bool(getattr(self._local, "depth", 0))
 

@@ -173,6 +173,18 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row');
         """,
     ),
+    (
+        5,
+        # Job leases and backoff (times are Unix seconds): a running job's lease expires
+        # unless its owner renews it; a transient failure waits until next_attempt_at.
+        # A running job from an older file has no lease: it counts as expired.
+        """
+        ALTER TABLE jobs ADD COLUMN lease_until REAL;
+        ALTER TABLE jobs ADD COLUMN next_attempt_at REAL;
+        ALTER TABLE jobs ADD COLUMN backoffs INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX jobs_owner ON jobs(status, claimed_by);
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -12,7 +12,6 @@ from typing import Any
 from memfold.errors import ConflictError, NotFound
 from memfold.model import (
     Area,
-    Job,
     JSONDict,
     Link,
     LinkKind,
@@ -25,18 +24,17 @@ from memfold.model import (
 )
 from memfold.store.base import IndexRow, NewLogEntry
 from memfold.store.codec import (
-    JOB_COLUMNS,
     LOG_COLUMNS,
     MEMORY_COLUMNS,
     MEMORY_COLUMNS_NO_VEC,
     blob_to_vec,
     memory_params,
-    row_to_job,
     row_to_log,
     row_to_memory,
 )
 from memfold.store.connection import Connections
 from memfold.store.fts import DocFrequencies, match_expression, query_words
+from memfold.store.sqlite_jobs import JobsTableMixin
 from memfold.store.sqlite_review import ReviewTablesMixin
 from memfold.store.sqlite_usage import UsageTableMixin
 
@@ -45,7 +43,7 @@ def _placeholders(n: int) -> str:
     return ",".join("?" * n)
 
 
-class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
+class SQLiteStore(JobsTableMixin, ReviewTablesMixin, UsageTableMixin):
     def __init__(
         self,
         path: str | Path,
@@ -67,6 +65,10 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
     # plumbing ---------------------------------------------------------------
     def close(self) -> None:
         self._db.close()
+
+    def close_thread(self) -> None:
+        """Close the calling thread's connection (a helper thread about to end)."""
+        self._db.close_thread()
 
     def transaction(self) -> AbstractContextManager[None]:
         return self._tx()
@@ -208,6 +210,16 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
         )
         return [row_to_memory(r) for r in rows]
 
+    def insertion_order(self, ids: Iterable[str]) -> dict[str, int]:
+        """Each memory's rowid: increasing with insertion, unchanged by updates."""
+        wanted = list(dict.fromkeys(ids))
+        out: dict[str, int] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            sql = f"SELECT id, rowid FROM memories WHERE id IN ({_placeholders(len(chunk))})"
+            out.update((str(i), int(r)) for i, r in self._q(sql, chunk))
+        return out
+
     def record_access(self, ids: Sequence[str], when: datetime) -> None:
         """Count a retrieval. Not a content change: version and seq stay."""
         if not ids:
@@ -235,6 +247,9 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
             "links": self._q("SELECT count(*) FROM links")[0][0],
             "log_entries": self._q("SELECT count(*) FROM consolidation_log")[0][0],
             "jobs_pending": self.count_jobs("pending"),
+            # pending jobs backing off after a transient failure (not before next_attempt_at)
+            "jobs_waiting": self.count_jobs("pending") - self.count_jobs("pending", ready=True),
+            "jobs_running": self.count_jobs("running"),
             "embedding_models": self.embedding_models(),
             "file_bytes": self.path.stat().st_size if self.path.exists() else 0,
         }
@@ -417,50 +432,6 @@ class SQLiteStore(ReviewTablesMixin, UsageTableMixin):
 
     def mark_log_undone(self, log_id: int, undone_by: int) -> None:
         self._w("UPDATE consolidation_log SET undone_by = ? WHERE id = ?", (undone_by, log_id))
-
-    # jobs -------------------------------------------------------------------
-    def enqueue_job(self, memory_id: str, kind: str = "consolidate") -> int:
-        now = utcnow().isoformat()
-        return self._w(
-            "INSERT INTO jobs (memory_id, kind, status, created_at, updated_at) "
-            "VALUES (?, ?, 'pending', ?, ?)",
-            (memory_id, kind, now, now),
-        )
-
-    def claim_jobs(self, limit: int, worker: str, *, stale_after_s: float = 300.0) -> list[Job]:
-        now = utcnow()
-        stale = datetime.fromtimestamp(now.timestamp() - stale_after_s, tz=now.tzinfo)
-        with self._db.transaction() as conn:
-            rows = conn.execute(
-                f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'pending' "
-                "OR (status = 'running' AND claimed_at < ?) ORDER BY id LIMIT ?",
-                (stale.isoformat(), limit),
-            ).fetchall()
-            conn.executemany(
-                "UPDATE jobs SET status = 'running', claimed_by = ?, claimed_at = ?, "
-                "attempts = attempts + 1, updated_at = ? WHERE id = ?",
-                [(worker, now.isoformat(), now.isoformat(), r[0]) for r in rows],
-            )
-        jobs = [row_to_job(r) for r in rows]
-        for job in jobs:
-            job.attempts += 1
-        return jobs
-
-    def finish_job(self, job_id: int) -> None:
-        self._w(
-            "UPDATE jobs SET status = 'done', updated_at = ? WHERE id = ?",
-            (utcnow().isoformat(), job_id),
-        )
-
-    def release_job(self, job_id: int, error: str | None) -> None:
-        self._w(
-            "UPDATE jobs SET status = 'pending', last_error = ?, claimed_by = NULL, "
-            "updated_at = ? WHERE id = ?",
-            (error, utcnow().isoformat(), job_id),
-        )
-
-    def count_jobs(self, status: str = "pending") -> int:
-        return int(self._q("SELECT count(*) FROM jobs WHERE status = ?", (status,))[0][0])
 
     # key/value --------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
