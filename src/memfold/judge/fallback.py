@@ -2,9 +2,12 @@
 
 In front: a save the rules settle with certainty (an exact or contained
 restatement: UPDATE or REPLACE at confidence >= ``rules_first_confidence``) costs no LLM
-call. Behind: when the endpoint cannot be reached, the rule judge takes over
-(logged once, not per call) until a probe, at most every ``recheck_after_s``,
-finds it back.
+call. Behind: when the endpoint cannot be reached, or when ``fail_after``
+on-save calls in a row failed transiently (timeouts, 5xx, 429, budget: an LLM
+that went down mid-session), the rule judge takes over, logged once, not per
+save. After ``recheck_after_s`` the endpoint is probed and the LLM asked again;
+if that call fails transiently too, the rules take over again at once for
+another ``recheck_after_s``.
 """
 
 from __future__ import annotations
@@ -34,13 +37,19 @@ class FallbackJudge:
         *,
         recheck_after_s: float,
         rules_first_confidence: float | None = None,
+        fail_after: int = 3,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.primary = primary
         self.fallback = fallback
         self._recheck_after_s = recheck_after_s
         self._rules_first = rules_first_confidence
+        self._fail_after = fail_after
+        self._clock = clock
         self._up: bool | None = None
         self._checked_at = 0.0
+        self._failures = 0  # consecutive transient failures of on-save calls
+        self._probing = False  # probed back after a cooldown: one failure hands over
         self._lock = threading.Lock()
 
     @property
@@ -49,7 +58,7 @@ class FallbackJudge:
 
     def primary_up(self) -> bool:
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             if self._up is None or (
                 not self._up and now - self._checked_at >= self._recheck_after_s
             ):
@@ -63,19 +72,62 @@ class FallbackJudge:
                         self.fallback.name,
                     )
                 elif self._up and was is False:
-                    log.warning("LLM judge %s is reachable again", self.primary.name)
+                    self._probing = True
+                    log.info("LLM judge %s answers its probe; trying it", self.primary.name)
             return self._up
+
+    def _ask_primary(self, items: Sequence[SaveItem]) -> list[Decision]:
+        """The LLM's decisions; the rules' instead when this failure hands over to them."""
+        decisions = self.primary.decide(items)
+        failed = bool(decisions) and all(d.action is Action.SKIP and d.transient for d in decisions)
+        if failed and self._failed(decisions[0].reasoning):
+            return self.fallback.decide(items)
+        if not failed:
+            with self._lock:
+                if self._probing:
+                    log.warning("LLM judge %s decides again", self.primary.name)
+                self._failures, self._probing = 0, False
+        return decisions
+
+    def _failed(self, reason: str) -> bool:
+        """Count one transient failure; True when the rules take over now."""
+        with self._lock:
+            self._failures += 1
+            if not self._probing and self._failures < self._fail_after:
+                return False
+            if self._probing:
+                log.info(
+                    "LLM judge %s still failing (%s); rules decide for another %g s",
+                    self.primary.name,
+                    reason,
+                    self._recheck_after_s,
+                )
+            else:
+                log.warning(
+                    "LLM judge %s failed %d times in a row (%s); the offline %s judge "
+                    "decides for %g s, then the LLM is tried again",
+                    self.primary.name,
+                    self._failures,
+                    reason,
+                    self.fallback.name,
+                    self._recheck_after_s,
+                )
+            self._up, self._checked_at = False, self._clock()
+            self._failures, self._probing = 0, False
+            return True
 
     def _pick(self, call: Callable[[Judge], T]) -> T:
         return call(self.primary if self.primary_up() else self.fallback)
 
     def decide(self, items: Sequence[SaveItem]) -> list[Decision]:
-        if self._rules_first is None or not self.primary_up():
-            return self._pick(lambda judge: judge.decide(items))
+        if not self.primary_up():
+            return self.fallback.decide(items)
+        if self._rules_first is None:
+            return self._ask_primary(items)
         decisions = self.fallback.decide(items)
         ask = [n for n, d in enumerate(decisions) if not self._settled(d)]
         if ask:
-            for n, decision in zip(ask, self.primary.decide([items[n] for n in ask]), strict=True):
+            for n, decision in zip(ask, self._ask_primary([items[n] for n in ask]), strict=True):
                 decisions[n] = decision
         return decisions
 

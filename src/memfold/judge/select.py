@@ -32,4 +32,5 @@ def make_judge(settings: Settings, *, usage_sink: Any = None) -> Judge:
         rules,
         recheck_after_s=settings.llm.recheck_after_s,
         rules_first_confidence=settings.llm.rules_first_confidence,
+        fail_after=settings.llm.fallback_after_failures,
     )
