@@ -71,10 +71,9 @@ def test_sigkill_loses_nothing(tmp_path: Path, embedder: LocalEmbedder) -> None:
     assert totals["undo_failures"] == 0
     assert totals["not_restored"] == 0
     assert totals["reopen_errors"] == 0
-    # Left out until issue 9's job leases land: a worker killed mid-batch leaves the jobs
-    # it claimed 'running' until their 300 s lease runs out, so reopen + flush() does not
-    # finish them (the full run counts them: docs/reliability.md, section 1).
-    # assert totals["unfinished_jobs"] == 0
+    # A worker killed mid-batch leaves its jobs 'running'; reopening finds its process
+    # gone and reclaims them, so reopen + flush() finishes every job.
+    assert totals["unfinished_jobs"] == 0
 
 
 def test_concurrent_writers(tmp_path: Path, embedder: LocalEmbedder) -> None:
@@ -89,10 +88,9 @@ def test_concurrent_writers(tmp_path: Path, embedder: LocalEmbedder) -> None:
     assert result.superseded_twice == 0
     assert result.unfinished_jobs == 0
     assert result.integrity_errors == 0
-    # Left out until issue 9's job leases land: a sync add() decides its own job without
-    # claiming it, so another process's worker can claim and apply the same job too
-    # (docs/reliability.md, section 2).
-    # assert result.double_applies == 0
+    # A sync add() stores its job already claimed, so no other process's worker can
+    # apply the same save too.
+    assert result.double_applies == 0
 
 
 def test_adversarial_judge(tmp_path: Path, embedder: LocalEmbedder) -> None:
