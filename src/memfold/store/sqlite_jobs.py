@@ -61,12 +61,11 @@ class JobsTableMixin:
     ) -> list[Job]:
         """Up to ``limit`` claimable jobs, oldest first, now held by ``owner``."""
         at = time.time() if now is None else now
+        sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE {_CLAIMABLE} ORDER BY id LIMIT ?"
+        if not self._q(f"SELECT 1 FROM jobs WHERE {_CLAIMABLE} LIMIT 1", (at, at)):
+            return []  # idle: no write lock taken
         with self._tx():
-            rows = self._q(
-                f"SELECT {JOB_COLUMNS} FROM jobs WHERE {_CLAIMABLE} ORDER BY id LIMIT ?",
-                (at, at, limit),
-            )
-            return self._take(rows, owner, lease_s, at)
+            return self._take(self._q(sql, (at, at, limit)), owner, lease_s, at)
 
     def claim_job(
         self, job_id: int, owner: str, *, lease_s: float, now: float | None = None
@@ -142,6 +141,12 @@ class JobsTableMixin:
         """Running jobs held by ``owners`` (found dead) or with an expired lease: pending
         again, ready at once; the attempt they were on stays spent."""
         at = time.time() if now is None else now
+        marks = ",".join("?" * len(owners))
+        anyone = f" OR claimed_by IN ({marks})" if owners else ""
+        probe = "SELECT 1 FROM jobs WHERE status = 'running' AND "
+        probe += f"(coalesce(lease_until, 0) < ?{anyone}) LIMIT 1"
+        if not self._q(probe, (at, *owners)):
+            return 0  # nothing to reclaim: no write lock taken
         stamp = utcnow().isoformat()
         reset = (
             "UPDATE jobs SET status = 'pending', last_error = ?, claimed_by = NULL, "
