@@ -64,6 +64,8 @@ def current_owner() -> str:
 
 
 def _pid_gone(pid: int) -> bool:
+    if os.name != "posix":
+        return False  # os.kill(pid, 0) is no probe on Windows: wait for the lease
     if pid <= 0:
         return True
     try:
