@@ -129,3 +129,51 @@ def test_results_json_is_serializable(tmp_path: Path) -> None:
     from memfold.evaluation.metrics import pair_metrics
 
     json.dumps(pair_metrics([]))
+
+
+def test_scenario_runner_reads_outcomes_from_the_store(
+    tmp_path: Path, embedder: LocalEmbedder
+) -> None:
+    from memfold.evaluation.run_scenarios import run_scenarios
+
+    rows = [
+        {
+            "id": "d1",
+            "kind": "distinct",
+            "existing": ["Fatima uses Neovim on her work laptop."],
+            "new": "Fatima uses Neovim on her personal laptop.",
+        },
+        {
+            "id": "u1",
+            "kind": "update",
+            "existing": ["The user drinks coffee every morning."],
+            "new": "The user no longer drinks coffee every morning.",
+        },
+        {
+            "id": "c1",
+            "kind": "contradiction",
+            "existing": ["Gabriela is allergic to cats."],
+            "new": "Gabriela is not allergic to cats.",
+        },
+        {
+            "id": "p1",
+            "kind": "duplicate",
+            "existing": ["Tom works at Acme as a data engineer."],
+            "new": "Tom is a data engineer at Acme, working as one.",
+        },
+    ]
+    folder = tmp_path / "data" / "scenarios"
+    folder.mkdir(parents=True)
+    (folder / "dev.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    env = _env(tmp_path, embedder)
+    with env.progress:
+        result = run_scenarios(env)
+    by_kind = result["by_kind"]
+    assert result["scenarios"] == 4 and result["distinct_violations"] == 0
+    assert by_kind["contradiction"]["ok"] == 1 and by_kind["contradiction"]["linked"] == 1
+    assert by_kind["update"]["ok"] == 1  # the retraction retired the old memory
+    # a scenario that did not go as intended shows what the store held afterwards
+    missed = [r for r in result["rows"] if not r["ok"]]
+    assert missed and all(len(r["active_after"]) >= 1 for r in missed)
+    assert all("active_after" not in r for r in result["rows"] if r["ok"])
+    assert result["llm_calls"] == 0

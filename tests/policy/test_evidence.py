@@ -66,3 +66,44 @@ def test_a_cue_about_something_else_or_no_cue_is_not_evidence() -> None:
     ).found
     plain = supersede_evidence("Marta was born in Granada", "Marta was born in Seville", OVERLAP)
     assert not plain.found and not plain.contradiction
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "reason"),
+    [
+        (
+            "Fatima uses Neovim on her work laptop.",
+            "Fatima uses Neovim on her personal laptop.",
+            "work -> personal",
+        ),
+        (
+            "Sipho studied at the University of Cape Town.",
+            "Sipho taught at the University of Cape Town.",
+            "studi -> taught",
+        ),
+        (
+            "Nadia's team is hiring two data engineers.",
+            "Nadia's team is hiring two data scientists.",
+            "engineer -> scientist",
+        ),
+        (
+            "The user prefers video calls over phone calls.",
+            "The user prefers phone calls over video calls.",
+            "turned around",
+        ),
+    ],
+)
+def test_one_slot_told_two_ways_is_not_one_fact(a: str, b: str, reason: str) -> None:
+    assert reason in " | ".join(combine_problems([a, b]))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Tom works at Acme as a data engineer", "Tom is a data engineer at Acme"),
+        ("At Acme, Tom is a data engineer", "Tom is a data engineer at Acme"),
+        ("Tom lives in Berlin", "Tom lives in Berlin near the Spree"),
+    ],
+)
+def test_reordered_or_enriched_wording_may_still_be_folded(a: str, b: str) -> None:
+    assert combine_problems([a, b]) == []

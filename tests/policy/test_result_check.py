@@ -178,3 +178,18 @@ def test_negation_marks_count_each_cue_once() -> None:
     assert negation_marks("Alice likes tea") == 0
     assert negation_marks("Alice no longer likes tea") == 1
     assert negation_marks("Alice used to like tea but doesn't now") == 2
+
+
+def test_a_word_swapped_in_place_is_refused_but_a_word_from_another_source_passes() -> None:
+    laptop = [
+        Source("a", "Fatima uses Neovim on her work laptop"),
+        Source("b", "Fatima uses Neovim on her work laptop every day"),
+    ]
+    assert "result swaps a word of a (work -> personal)" in problems(
+        "Fatima uses Neovim on her personal laptop every day", laptop
+    )
+    tom = [
+        Source("a", "Tom works at Acme as a data engineer"),
+        Source("b", "Tom is employed at Acme as a data engineer"),
+    ]
+    assert problems("Tom is employed at Acme as a data engineer", tom) == ""

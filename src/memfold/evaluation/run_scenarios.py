@@ -106,6 +106,8 @@ def _run_one(mem: Memory, scenario: Scenario, scope: str) -> JSONDict:
         row["ok"] = _holders(mem, scope, scenario) == 1
     else:
         row["ok"] = _update_applied(mem, related, scenario, scope)
+    if not row["ok"]:
+        row["active_after"] = [m.text for m in mem.list(user_id=scope)]
     return row
 
 
@@ -159,7 +161,7 @@ def summarize(rows: list[JSONDict]) -> JSONDict:
             entry["linked"] = sum(bool(r.get("linked")) for r in mine)
         by_kind[kind] = entry
     failures = [
-        {k: r[k] for k in ("id", "kind", "action", "downgraded_from")}
+        {k: r.get(k) for k in ("id", "kind", "action", "downgraded_from", "active_after")}
         for r in rows
         if not r["ok"] and r["kind"] in ("distinct", "contradiction")
     ]

@@ -4,8 +4,10 @@ Two gates, both pure:
 
 - ``combine_problems``: may these texts be folded into one (UPDATE, MERGE, a REPLACE
   that keeps everything)? Only if they state the same fact: the same subject (no
-  relation, possessive, environment or year that differs), no value swapped for another
-  and no statement one denies and the other makes.
+  relation, possessive, environment or year that differs), no value or word swapped
+  for another ("work laptop" / "personal laptop"), no words turned around ("video
+  calls over phone calls" / "phone calls over video calls") and no statement one
+  denies and the other makes.
 - ``supersede_evidence``: may a newer memory retire an older one (DELETE, REPLACE)?
   Only with evidence the rules can see: the same subject, and a change or retraction
   cue in the newer text ("no longer", "moved to", "now") about the same statement (most
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from itertools import combinations
 
 from memfold.policy import text as tx
@@ -44,6 +47,12 @@ def combine_problems(texts: Sequence[str]) -> list[str]:
         swapped = swapped_values(a, b)
         if swapped:
             problems.append(f"another value ({swapped})")
+        else:
+            word = swapped_words(a, b)
+            if word:
+                problems.append(f"another word in the same place ({word})")
+        if turned_around(a, b):
+            problems.append("the same words turned around")
         denied = denied_terms(a, b) | denied_terms(b, a)
         if denied:
             problems.append(f"one denies what the other states ({', '.join(sorted(denied))})")
@@ -88,6 +97,58 @@ def swapped_values(a: str, b: str) -> str:
         if gone and came:
             return f"{', '.join(sorted(gone))} -> {', '.join(sorted(came))}"
     return ""
+
+
+# The most words on either side of a swap: "older" -> "younger", "data engineers" ->
+# "data scientists". A longer rewording is left to the other checks.
+_SWAP_SPAN = 2
+# Words that give word order a direction: "X over Y", "from X to Y", "X before Y".
+_DIRECTIONAL = frozenset(
+    [
+        "over",
+        "than",
+        "before",
+        "after",
+        "instead",
+        "rather",
+        "from",
+        "to",
+        "into",
+        "versus",
+        "vs",
+        "above",
+        "below",
+        "under",
+    ]
+)
+
+
+def swapped_words(a: str, b: str, known: frozenset[str] = frozenset()) -> str:
+    """A content word of ``a`` standing where ``b`` has another, the words around them
+    aligned ("studied at" / "taught at"): one slot told two ways, so two facts or an
+    update, never one fact twice ("" when none). A swap whose new words are all in
+    ``known`` (the words of the sources of a merge) is a rewording and passes."""
+    sa, sb = tx.core_sequence(a), tx.core_sequence(b)
+    # Values (numbers, dates, names) are ``swapped_values``' business: one text adding
+    # "since 2026" where the other adds "near the Spree" enriches, it does not swap.
+    values = {tx.stem(v) for v in tx.slot_values(a) | tx.slot_values(b)}
+    matcher = SequenceMatcher(a=sa, b=sb, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or max(i2 - i1, j2 - j1) > _SWAP_SPAN:
+            continue
+        if set(sb[j1:j2]) <= known or values & {*sa[i1:i2], *sb[j1:j2]}:
+            continue
+        return f"{' '.join(sa[i1:i2])} -> {' '.join(sb[j1:j2])}"
+    return ""
+
+
+def turned_around(a: str, b: str) -> bool:
+    """The same content words in another order around a word that gives order a
+    direction: "prefers video calls over phone calls" / "phone calls over video calls"."""
+    sa, sb = tx.core_sequence(a), tx.core_sequence(b)
+    if sa == sb or sorted(sa) != sorted(sb):
+        return False
+    return any(t.lower() in _DIRECTIONAL for t in (*tx.tokens(a), *tx.tokens(b)))
 
 
 def _slots(text: str, kind: str) -> set[str]:

@@ -5,6 +5,8 @@ extract: whatever path and whatever judge wrote the text, it is compared with it
 here. It refuses a result that
 
 - drops something of any source (numbers, dates, names, most content words);
+- puts a word no source has where a source had another ("work laptop" -> "personal
+  laptop"), even when it keeps most words;
 - adds a number, date or name that no source holds, or more new content words than
   configured;
 - reverses a statement (a negation added or removed, a reversal word such as "false");
@@ -31,7 +33,7 @@ import numpy as np
 from memfold.config import ConsolidationSettings, ReviewSettings, Settings, StoreSettings
 from memfold.model import Vector
 from memfold.policy import text as tx
-from memfold.policy.evidence import combine_problems
+from memfold.policy.evidence import combine_problems, swapped_words
 from memfold.policy.subject import added_markers
 
 # Characters a memory text never needs: C0/C1 controls other than tab and newline.
@@ -127,6 +129,7 @@ def check_result(result: str | None, sources: Sequence[Source], limits: ResultLi
     texts = [s.text for s in sources]
     for source in sources:
         problems += dropped(result, source, limits.min_content_word_recall)
+    problems += swapped_in(result, sources)
     problems += added(result, texts, limits.max_new_content_words)
     problems += reversed_statements(result, texts)
     problems += added_markers(result, texts)
@@ -196,6 +199,17 @@ def dropped(result: str, source: Source, min_recall: float) -> list[str]:
                 f"result keeps {share:.0%} of the content words of {source.id} "
                 f"(< {min_recall:.0%}); missing: {missing}"
             )
+    return problems
+
+
+def swapped_in(result: str, sources: Sequence[Source]) -> list[str]:
+    """Words of a source the result replaced, in place, by a word no source holds."""
+    known = frozenset(w for s in sources for w in tx.core_sequence(s.text))
+    problems: list[str] = []
+    for source in sources:
+        swap = swapped_words(source.text, result, known)
+        if swap:
+            problems.append(f"result swaps a word of {source.id} ({swap})")
     return problems
 
 
