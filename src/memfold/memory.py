@@ -12,6 +12,7 @@ import numpy as np
 
 from memfold.config import Settings, default_store_path
 from memfold.embed import Embedder, make_embedder
+from memfold.embed.lazy import LazyEmbedder
 from memfold.engine import edits, transfer
 from memfold.engine.context import Context
 from memfold.engine.feedback import feedback as record_feedback
@@ -94,7 +95,8 @@ class Memory:
             keyword_prune_min_docs=self.settings.search.keyword_prune_min_docs,
             create_parent=location is None,  # only the default folder is created
         )
-        embedder = embedder or make_embedder(self.settings.embed)
+        # Built on first use: reading commands (get, list, log, stats) load no model.
+        embedder = embedder or LazyEmbedder(self.settings.embed, make_embedder)
         self.ctx = Context(
             store=self.store,
             index=VectorIndex(embedder.model_id, embedder.dim),

@@ -6,9 +6,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
+from rich.text import Text
 
 from memfold import render
-from memfold.cli_common import JsonOpt, PathOpt, open_memory
+from memfold.cli.app import app
+from memfold.cli.common import JsonOpt, PathOpt, open_existing
 from memfold.errors import InvalidInput
 from memfold.memory import Memory
 
@@ -46,7 +49,7 @@ def review_run(
     """Scan, classify, gate and merge one scope (every scope with --all)."""
     if all_scopes and not (user is None and agent is None and session is None):
         raise InvalidInput("--all reviews every scope: give it no user, agent or session id")
-    with open_memory(path) as mem:
+    with open_existing(path) as mem:
         if all_scopes:
             run = mem.review.run()
         else:
@@ -75,7 +78,7 @@ def review_scan(
     as_json: JsonOpt = False,
 ) -> None:
     """Find similar pairs in one scope and queue them; no memory changes."""
-    with open_memory(path) as mem:
+    with open_existing(path) as mem:
         uid = _user(mem, user, agent, session)
         result = mem.review.scan(
             threshold=threshold, user_id=uid, agent_id=agent, session_id=session
@@ -89,28 +92,30 @@ def review_scan(
 @review_app.command("status")
 def review_status(path: PathOpt = None, as_json: JsonOpt = False) -> None:
     """Queue counts by status and label, breaker state, feedback against the cold start."""
-    with open_memory(path) as mem:
+    with open_existing(path) as mem:
         data = mem.review.status()
     if as_json:
         render.print_json(data)
     else:
-        render.console.print(render.dict_table(data, "review status"))
+        render.console.print(render.review_status_view(data))
 
 
 @review_app.command("pending")
 def review_pending(path: PathOpt = None, as_json: JsonOpt = False) -> None:
     """Held merges, contradictions, unproven supersedes, memories flagged by feedback."""
-    from rich.table import Table
-
-    with open_memory(path) as mem:
+    with open_existing(path) as mem:
         data = mem.review.pending()
     if as_json:
         render.print_json(data)
         return
+    items = [*data["held"], *data["contradictions"], *data["supersedes"]]
+    if not items and not data["flagged_by_feedback"]:
+        render.say("nothing waits for review: no held merges, contradictions or flags")
+        return
     table = Table(title="waiting for review")
     for col in ("id", "status", "a", "b", "conf", "proposal / reason"):
-        table.add_column(col, overflow="fold")
-    for item in [*data["held"], *data["contradictions"], *data["supersedes"]]:
+        table.add_column(col, overflow="fold", ratio=1 if col.startswith("proposal") else None)
+    for item in items:
         proposal = item.get("proposal") or {}
         detail = proposal.get("text", item["reasoning"])
         if item in data["supersedes"]:
@@ -124,23 +129,24 @@ def review_pending(path: PathOpt = None, as_json: JsonOpt = False) -> None:
             render.short(item["memory_a"]),
             render.short(item["memory_b"]),
             conf,
-            detail,
+            Text(detail),
         )
-    render.console.print(table)
+    if items:
+        render.console.print(table)
     if data["flagged_by_feedback"]:
         flagged = ", ".join(render.short(m) for m in data["flagged_by_feedback"])
-        render.console.print(f"flagged by feedback (contradicted): {flagged}")
+        render.say(f"flagged by feedback (contradicted): {flagged}")
 
 
 @review_app.command("approve")
 def review_approve(item_id: int, path: PathOpt = None, as_json: JsonOpt = False) -> None:
     """Apply a held merge as proposed (or acknowledge a contradiction)."""
-    with open_memory(path) as mem:
+    with open_existing(path) as mem:
         log_id = mem.review.approve(item_id)
     if as_json:
         render.print_json({"item": item_id, "log_id": log_id})
     else:
-        render.console.print(f"approved item {item_id}" + (f" (log #{log_id})" if log_id else ""))
+        render.say(f"approved item {item_id}" + (f" (log #{log_id})" if log_id else ""))
 
 
 @review_app.command("reject")
@@ -148,17 +154,21 @@ def review_reject(
     item_id: int,
     path: PathOpt = None,
     reason: Annotated[str, typer.Option(help="Why (kept in the queue note).")] = "",
+    as_json: JsonOpt = False,
 ) -> None:
     """Refuse a held merge or a listed contradiction (its link is removed, undoably)."""
-    with open_memory(path) as mem:
+    with open_existing(path) as mem:
         log_id = mem.review.reject(item_id, reason)
-    render.console.print(f"rejected item {item_id}" + (f" (log #{log_id})" if log_id else ""))
+    if as_json:
+        render.print_json({"item": item_id, "log_id": log_id})
+    else:
+        render.say(f"rejected item {item_id}" + (f" (log #{log_id})" if log_id else ""))
 
 
 @review_app.command("resume")
 def review_resume(path: PathOpt = None) -> None:
     """Close the circuit breaker so later runs may merge again."""
-    with open_memory(path) as mem:
+    with open_existing(path) as mem:
         mem.review.resume()
     render.console.print("circuit breaker closed: merges resume on the next run")
 
@@ -170,7 +180,7 @@ def report(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to a file.")] = None,
 ) -> None:
     """The review report: queue, merges, P90 trend, feedback, breaker, LLM use."""
-    with open_memory(path) as mem:
+    with open_existing(path) as mem:
         text = mem.review.report(since, fmt)
     if out is None:
         typer.echo(text)
@@ -179,6 +189,5 @@ def report(
         render.console.print(f"wrote {out}")
 
 
-def register_review(app: typer.Typer) -> None:
-    app.add_typer(review_app, name="review")
-    app.command("report")(report)
+app.add_typer(review_app, name="review")
+app.command("report")(report)

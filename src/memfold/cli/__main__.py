@@ -1,0 +1,5 @@
+"""``python -m memfold.cli``."""
+
+from memfold.cli import main
+
+main()

@@ -1,0 +1,227 @@
+"""Storing, finding and reading memories: add, search, get, list, history, log, stats."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from memfold import render
+from memfold.cli.app import app
+from memfold.cli.common import (
+    AgentOpt,
+    ConsolidateOpt,
+    JsonOpt,
+    PathOpt,
+    SessionOpt,
+    UserOpt,
+    open_existing,
+    open_memory,
+    parse_json_object,
+    scope_words,
+)
+
+MetadataOpt = Annotated[
+    str | None, typer.Option("--metadata", "-m", help='JSON object, e.g. \'{"topic": "work"}\'.')
+]
+
+
+def read_text(text: str) -> str:
+    """The text argument; ``-`` reads it from stdin."""
+    return sys.stdin.read() if text == "-" else text
+
+
+@app.command()
+def add(
+    text: Annotated[str, typer.Argument(help="The memory's text ('-' reads stdin).")],
+    path: PathOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    area: Annotated[str, typer.Option(help="main | fragments | solutions | instruments")] = "main",
+    category: Annotated[str, typer.Option(help="episodic | semantic | procedural | core")] = (
+        "semantic"
+    ),
+    importance: Annotated[float, typer.Option(help="0..1")] = 0.5,
+    source: Annotated[
+        list[str] | None, typer.Option("--source", "-s", help="Provenance id.")
+    ] = None,
+    metadata: MetadataOpt = None,
+    consolidate: ConsolidateOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Store a memory, consolidated as consolidation.mode says (--consolidate overrides)."""
+    meta = parse_json_object(metadata, "--metadata")
+    body = read_text(text)
+    with open_memory(path, consolidate) as mem:
+        result = mem.add(
+            body,
+            user_id=user,
+            agent_id=agent,
+            session_id=session,
+            area=area,
+            category=category,
+            importance=importance,
+            sources=source,
+            metadata=meta,
+        )
+        out: dict[str, Any] = {
+            "memory": result.memory.to_dict(),
+            "log_id": result.log_id,
+            "decision": None if result.decision is None else result.decision.to_dict(),
+            "mode": mem.mode.value,
+        }
+        if as_json:
+            render.print_json(out)
+            return
+        render.console.print(render.memory_table([result.memory], "stored"))
+        if result.decision is not None:
+            d = result.decision
+            render.say(f"decision: {d.action.value} ({d.reasoning})")
+        elif mem.mode.value == "queue":
+            render.say("queued: `memfold worker` consolidates it")
+
+
+@app.command()
+def search(
+    query: str,
+    path: PathOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    k: Annotated[int, typer.Option("-k", help="How many results.")] = 10,
+    area: Annotated[str | None, typer.Option(help="Only this area.")] = None,
+    deep: Annotated[bool, typer.Option(help="Include superseded/archived memories.")] = False,
+    mode: Annotated[str, typer.Option(help="hybrid | vector | keyword")] = "hybrid",
+    as_json: JsonOpt = False,
+) -> None:
+    """Search one scope."""
+    with open_existing(path) as mem:
+        hits = mem.search(
+            query,
+            user_id=user,
+            agent_id=agent,
+            session_id=session,
+            k=k,
+            area=area,
+            deep=deep,
+            mode=mode,  # type: ignore[arg-type]  # validated by Memory.search
+        )
+        if as_json:
+            render.print_json(
+                [
+                    {"score": h.score, "cosine": h.vector_score, "memory": h.memory.to_dict()}
+                    for h in hits
+                ]
+            )
+        elif not hits:
+            where = scope_words(mem, user, agent, session)
+            render.say(f"no memories of {where} match {query!r}")
+        else:
+            render.console.print(render.hits_table(hits, f"search: {query}"))
+
+
+@app.command()
+def get(memory_id: str, path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """Show one memory, whatever its status."""
+    with open_existing(path) as mem:
+        record = mem.get(memory_id)
+        if as_json:
+            render.print_json(record.to_dict())
+        else:
+            render.console.print(render.record_view(record))
+
+
+@app.command("list")
+def list_(
+    path: PathOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    status: Annotated[str, typer.Option(help="active | superseded | archived | expired | all")] = (
+        "active"
+    ),
+    area: Annotated[str | None, typer.Option(help="Only this area.")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many.", min=1)] = 100,
+    offset: Annotated[int, typer.Option(help="Skip this many first.", min=0)] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the memories of one scope, oldest first."""
+    with open_existing(path) as mem:
+        records = mem.list(
+            user_id=user,
+            agent_id=agent,
+            session_id=session,
+            status=None if status == "all" else status,
+            area=area,
+            limit=limit,
+            offset=offset,
+        )
+        if as_json:
+            render.print_json([r.to_dict() for r in records])
+        elif not records:
+            what = "memories" if status == "all" else f"{status} memories"
+            where = scope_words(mem, user, agent, session)
+            extra = f" in area {area}" if area else ""
+            render.say(f"no {what} for {where}{extra}" + (f" after {offset}" if offset else ""))
+        else:
+            render.console.print(render.memory_table(records))
+
+
+@app.command()
+def history(memory_id: str, path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """Every logged change that touched a memory, oldest first."""
+    with open_existing(path) as mem:
+        entries = mem.history(memory_id)
+        if as_json:
+            render.print_json([e.to_dict() for e in entries])
+        elif not entries:
+            render.say(f"no logged change touched memory {memory_id} (stored as it is)")
+        else:
+            render.console.print(render.log_table(entries, f"history of {memory_id}"))
+
+
+@app.command("log")
+def log_(
+    path: PathOpt = None,
+    limit: Annotated[int, typer.Option(help="Newest N rows.", min=1)] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """The consolidation log, newest first."""
+    with open_existing(path) as mem:
+        entries = mem.log(limit)
+        if as_json:
+            render.print_json([e.to_dict() for e in entries])
+        elif not entries:
+            render.say("the consolidation log is empty: nothing was merged, changed or undone")
+        else:
+            render.console.print(render.log_table(entries))
+
+
+@app.command()
+def undo(
+    log_id: int,
+    path: PathOpt = None,
+    cascade: Annotated[bool, typer.Option(help="Also undo later changes built on it.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Restore the state before a logged change."""
+    with open_existing(path) as mem:
+        written = mem.undo(log_id, cascade=cascade)
+        if as_json:
+            render.print_json({"undo_log_ids": written})
+        else:
+            render.say(f"undone log #{log_id} (undo rows: {', '.join(map(str, written))})")
+
+
+@app.command()
+def stats(path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """Counts by status, area, scope; file size; pending jobs."""
+    with open_existing(path) as mem:
+        data = mem.stats()
+        data["mode"] = mem.settings.consolidation.mode  # configured (this process: off)
+        if as_json:
+            render.print_json(data)
+        else:
+            render.console.print(render.dict_table(data, "memfold stats", flat=True))

@@ -1,0 +1,113 @@
+"""Running and measuring: worker, usage, eval, fake-llm, demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memfold import render
+from memfold.cli.app import app
+from memfold.cli.common import JsonOpt, PathOpt, open_existing, open_memory
+from memfold.errors import InvalidInput
+
+
+@app.command()
+def worker(
+    path: PathOpt = None,
+    once: Annotated[bool, typer.Option(help="Drain pending jobs and exit.")] = False,
+) -> None:
+    """Consolidate pending saves in this process (a separate worker). A batch that fails
+    is logged and the worker goes on."""
+    from memfold.engine.worker import run_worker
+
+    def report(handled: int) -> None:
+        render.say(f"consolidated {handled} saves")
+
+    with open_memory(path, "queue") as mem:
+        run_worker(mem.ctx, mem.judge, once=once, report=report)
+
+
+@app.command()
+def usage(path: PathOpt = None, as_json: JsonOpt = False) -> None:
+    """LLM calls and tokens by day and task."""
+    with open_existing(path) as mem:
+        rows = mem.usage()
+    if as_json:
+        render.print_json(rows)
+        return
+    if not rows:
+        render.say("no LLM calls recorded in this store (the rule judge needs none)")
+        return
+    table = Table(title="LLM usage")
+    for col in ("day", "task", "role", "model", "outcome", "calls", "prompt", "compl"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(
+            *(str(r[c]) for c in ("day", "task", "role", "model", "outcome", "calls")),
+            str(r["prompt_tokens"]),
+            str(r["completion_tokens"]),
+        )
+    render.console.print(table)
+
+
+@app.command("eval")
+def eval_(
+    data: Annotated[Path, typer.Argument(help="bench-data folder.")] = Path("../shared/bench-data"),
+    split: Annotated[str, typer.Option(help="dev | heldout (held-out: report only)")] = "dev",
+    judge: Annotated[str, typer.Option(help="rules | llm (the settings' endpoint)")] = "rules",
+    suite: Annotated[
+        list[str] | None, typer.Option("--suite", help="pairs | locomo | beam | scenarios (repeat)")
+    ] = None,
+    dataset: Annotated[
+        list[str] | None, typer.Option("--dataset", help="sick | msrp | stsb | qqp (repeat)")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="At most N pairs per data set.")] = None,
+    max_convs: Annotated[
+        int | None, typer.Option(help="At most N LoCoMo conversations / BEAM chats.")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder or .json file for results.")] = Path("results"),
+) -> None:
+    """Quality of consolidation on public data sets (pairs, LoCoMo, BEAM) and scenarios."""
+    from memfold.evaluation.runner import DEFAULT_DATASETS, SUITES, run_eval
+
+    try:
+        run_eval(
+            data,
+            split=split,
+            judge=judge,
+            suites=suite or SUITES,
+            datasets=dataset or DEFAULT_DATASETS,
+            limit=limit,
+            max_convs=max_convs,
+            out=out,
+        )
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
+
+
+@app.command("fake-llm")
+def fake_llm(
+    script: Annotated[Path, typer.Option("--script", help="JSON array or JSONL of replies.")],
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.", min=0, max=65535)] = 8808,
+    cycle: Annotated[bool, typer.Option(help="Start the script over when it runs out.")] = False,
+) -> None:
+    """Serve a scripted OpenAI-compatible API on 127.0.0.1 (chat + local embeddings)."""
+    from memfold.testing.fake_llm import run_from_script_file
+
+    if not script.is_file():
+        raise InvalidInput(f"no such script file: {script}")
+    run_from_script_file(script, port, cycle=cycle)
+
+
+@app.command()
+def demo(
+    path: PathOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The main job on the embedded default: store a sample stream, consolidate, search, undo."""
+    from memfold.demo import run_demo
+
+    run_demo(path, as_json=as_json)
