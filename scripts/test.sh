@@ -9,5 +9,6 @@ echo "== ruff"
 echo "== mypy"
 .venv/bin/mypy
 MYPYPATH=src:tests:benchmarks .venv/bin/mypy --explicit-package-bases tests benchmarks
+bash scripts/check_wheel.sh
 echo "== pytest"
 .venv/bin/pytest -q -p no:cacheprovider "$@"

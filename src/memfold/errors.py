@@ -84,3 +84,14 @@ class LLMReplyInvalid(LLMError):
 
 class SecretLeak(LLMReplyInvalid):
     """The reply carried a secret placeholder that was never sent."""
+
+
+class MissingExtra(MemfoldError, ImportError):
+    """An optional part used without its extra installed: ``pip install 'memfold[NAME]'``."""
+
+    def __init__(self, extra: str, what: str, missing: str) -> None:
+        super().__init__(
+            f"{what} needs the {extra!r} extra ({missing} is not installed): "
+            f"pip install 'memfold[{extra}]'"
+        )
+        self.extra = extra

@@ -26,14 +26,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import uvicorn
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from memfold.errors import MissingExtra
+
+try:
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+    from starlette.types import Receive, Scope, Send
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+except ImportError as exc:  # starlette and uvicorn come with memfold[testing] only
+    raise MissingExtra("testing", "the scripted LLM server", exc.name or "starlette") from None
 
 from memfold.testing.fake_replies import (
     DEFAULT_FAULT_DELAY_S,
