@@ -1,6 +1,7 @@
 """memfold: long-term memory for LLM agents that consolidates itself safely."""
 
-from memfold.async_memory import AsyncMemory
+from typing import TYPE_CHECKING, Any
+
 from memfold.config import Settings
 from memfold.errors import (
     BudgetExhausted,
@@ -27,6 +28,19 @@ from memfold.model import (
     SearchHit,
     Status,
 )
+
+if TYPE_CHECKING:
+    from memfold.async_memory import AsyncMemory
+
+
+def __getattr__(name: str) -> Any:
+    # AsyncMemory (and asyncio) load on first use: the CLI starts faster without them.
+    if name == "AsyncMemory":
+        from memfold.async_memory import AsyncMemory
+
+        return AsyncMemory
+    raise AttributeError(f"module 'memfold' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 
