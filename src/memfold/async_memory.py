@@ -10,6 +10,7 @@ from typing import Any
 
 from memfold.async_review import AsyncReview
 from memfold.engine import transfer
+from memfold.engine.erase import ForgetReport
 from memfold.memory import Memory, _Dicts, _Hits, _Ints, _Logs, _Records, _Results
 from memfold.model import AddResult, JSONDict, MemoryRecord
 
@@ -49,6 +50,10 @@ class AsyncMemory:
 
     async def delete(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
         result: MemoryRecord = await self._run(self.sync.delete, memory_id, **kwargs)
+        return result
+
+    async def forget(self, memory_id: str | None = None, **kwargs: Any) -> ForgetReport:
+        result: ForgetReport = await self._run(self.sync.forget, memory_id, **kwargs)
         return result
 
     async def undo(self, log_id: int, **kwargs: Any) -> _Ints:

@@ -13,7 +13,7 @@ import numpy as np
 from memfold.config import Settings, default_store_path
 from memfold.embed import Embedder, make_embedder
 from memfold.embed.lazy import LazyEmbedder
-from memfold.engine import edits, transfer
+from memfold.engine import edits, erase, transfer
 from memfold.engine.context import Context
 from memfold.engine.feedback import feedback as record_feedback
 from memfold.engine.ingest import NewMemory, build_records, store_claimed, store_records
@@ -259,6 +259,28 @@ class Memory:
         """Soft delete: status archived, logged, still returned by ``get``."""
         record, _ = edits.soft_delete(self.ctx, clean_id(memory_id), reason=reason)
         return record
+
+    def forget(
+        self,
+        memory_id: str | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        vacuum: bool = False,
+    ) -> erase.ForgetReport:
+        """Hard erasure of one memory, or of every memory of a scope (ids left None match
+        any): text, vector, keyword rows, log snapshots, queue pairs, jobs, links and
+        feedback go; a tombstone (id, scope, time) stays. Memories holding its words are
+        erased too, what it superseded comes back. Not undoable. See engine/erase.py."""
+        ids = erase.targets(
+            self.ctx,
+            None if memory_id is None else clean_id(memory_id),
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+        )
+        return erase.forget(self.ctx, ids, vacuum=bool(vacuum))
 
     def undo(self, log_id: int, *, cascade: bool = False) -> _Ints:
         """Restore the state before log row ``log_id``; returns the undo log ids."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memfold.engine.changes import ChangeSet, commit
 from memfold.engine.context import Context
+from memfold.engine.erase import refuse_if_erased
 from memfold.engine.review_merge import requeue_after_undo
 from memfold.engine.snapshot import link_from_snapshot, memory_from_snapshot
 from memfold.errors import NotFound, UndoRefused
@@ -37,6 +38,7 @@ def undo(ctx: Context, log_id: int, *, cascade: bool = False) -> list[int]:
             f"log entry {log_id} is itself an undo (of {entry.undoes}); it cannot be undone", []
         )
     later = blockers(ctx, entry)
+    refuse_if_erased(ctx, [entry, *later])  # nothing erased may come back
     written: list[int] = []
     if later:
         if not cascade:

@@ -50,6 +50,9 @@ class Connections:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
+            # Freed space is zeroed, so a deleted or rewritten text leaves no stale copy in
+            # the file (what Memory.forget relies on; see engine/erase.py).
+            conn.execute("PRAGMA secure_delete=ON")
             self._local.conn = conn
             self._local.depth = 0
             with self._lock:

@@ -185,6 +185,27 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX jobs_owner ON jobs(status, claimed_by);
         """,
     ),
+    (
+        6,
+        # Erasure (Memory.forget): what is left of an erased memory is its id, its scope
+        # and when it was erased; never its text. 'secure_delete_from' records whether
+        # freed space was zeroed since the file was created (an empty file: yes), so
+        # forget knows whether older, never-zeroed copies may linger (vacuum clears them).
+        """
+        CREATE TABLE erasures (
+            id TEXT PRIMARY KEY,
+            scope_key TEXT NOT NULL,
+            user_id TEXT, agent_id TEXT, session_id TEXT,
+            erased_at TEXT NOT NULL,
+            derived INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX erasures_scope ON erasures(scope_key);
+        INSERT OR REPLACE INTO meta (key, value)
+            SELECT 'secure_delete_from', 'creation'
+            WHERE NOT EXISTS (SELECT 1 FROM memories)
+              AND NOT EXISTS (SELECT 1 FROM consolidation_log);
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

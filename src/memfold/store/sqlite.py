@@ -34,6 +34,7 @@ from memfold.store.codec import (
 )
 from memfold.store.connection import Connections
 from memfold.store.fts import DocFrequencies, match_expression, query_words
+from memfold.store.sqlite_erase import EraseTablesMixin
 from memfold.store.sqlite_jobs import JobsTableMixin
 from memfold.store.sqlite_review import ReviewTablesMixin
 from memfold.store.sqlite_usage import UsageTableMixin
@@ -43,7 +44,7 @@ def _placeholders(n: int) -> str:
     return ",".join("?" * n)
 
 
-class SQLiteStore(JobsTableMixin, ReviewTablesMixin, UsageTableMixin):
+class SQLiteStore(JobsTableMixin, ReviewTablesMixin, UsageTableMixin, EraseTablesMixin):
     def __init__(
         self,
         path: str | Path,
