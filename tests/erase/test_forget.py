@@ -250,3 +250,16 @@ def test_async_forget(db_path: Path, embedder: LocalEmbedder) -> None:
                 await mem.get(a.memory.id)
 
     asyncio.run(go())
+
+
+def test_an_old_export_does_not_bring_an_erased_memory_back(
+    tmp_path: Path, mem_off: Memory
+) -> None:
+    gone = mem_off.add("Noa's passport number is X1234567", user_id="n").memory
+    kept = mem_off.add("Noa likes sailing", user_id="n").memory
+    backup = tmp_path / "backup.jsonl"
+    mem_off.export(backup)
+    mem_off.forget(gone.id)
+    report = mem_off.import_(backup)
+    assert (report.erased, report.existing, report.imported) == (1, 1, 0)
+    assert [m.id for m in mem_off.list(user_id="n", status=None)] == [kept.id]

@@ -274,6 +274,12 @@ def _compact(ctx: Context, store: ErasureStore, report: ForgetReport, *, vacuum:
         )
 
 
+def erased_among(ctx: Context, ids: Sequence[str]) -> set[str]:
+    """Which of ``ids`` were erased here (an import must not bring them back)."""
+    store = ctx.store
+    return set(store.erased_ids(ids)) if isinstance(store, ErasureStore) else set()
+
+
 def refuse_if_erased(ctx: Context, entries: Sequence[LogEntry]) -> None:
     """Undo of a log row that touched an erased memory (or of an erasure) is refused:
     nothing of it is left to restore, and nothing erased may come back."""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from memfold.engine.context import Context
+from memfold.engine.erase import erased_among
 from memfold.engine.snapshot import link_snapshot, memory_snapshot
 from memfold.engine.transfer_check import (
     check_export_target,
@@ -63,12 +64,14 @@ class ImportReport:
     existing: int = 0
     links: int = 0
     bad_lines: list[tuple[int, str]] = field(default_factory=list)
+    erased: int = 0  # memories in the file that were erased here (forget): not imported
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "imported": self.imported,
             "existing": self.existing,
             "links": self.links,
+            "erased": self.erased,
             "bad_lines": [{"line": n, "reason": r} for n, r in self.bad_lines],
         }
 
@@ -129,8 +132,10 @@ def import_jsonl(
     records = [r for _, r in numbered]
     links = [lk for _, lk in numbered_links]
     existing = ctx.store.get_memories(r.id for r in records)
-    fresh = [r for r in records if r.id not in existing]
-    report.existing = len(records) - len(fresh)
+    erased = erased_among(ctx, [r.id for r in records])  # an old export never brings one back
+    links = [lk for lk in links if lk.src not in erased and lk.dst not in erased]
+    fresh = [r for r in records if r.id not in existing and r.id not in erased]
+    report.existing, report.erased = len(existing), len(erased)
     missing = [r for r in fresh if r.embedding is None]
     if missing:
         vectors = ctx.embed([r.text for r in missing])
