@@ -268,11 +268,13 @@ class Memory:
         agent_id: str | None = None,
         session_id: str | None = None,
         vacuum: bool = False,
+        dry_run: bool = False,
     ) -> erase.ForgetReport:
         """Hard erasure of one memory, or of every memory of a scope (ids left None match
         any): text, vector, keyword rows, log snapshots, queue pairs, jobs, links and
         feedback go; a tombstone (id, scope, time) stays. Memories holding its words are
-        erased too, what it superseded comes back. Not undoable. See engine/erase.py."""
+        erased too, what it superseded comes back. Not undoable. See engine/erase.py.
+        ``dry_run``: the report of what would happen, nothing changed."""
         ids = erase.targets(
             self.ctx,
             None if memory_id is None else clean_id(memory_id),
@@ -280,7 +282,7 @@ class Memory:
             agent_id=agent_id,
             session_id=session_id,
         )
-        return erase.forget(self.ctx, ids, vacuum=bool(vacuum))
+        return erase.forget(self.ctx, ids, vacuum=bool(vacuum), dry_run=bool(dry_run))
 
     def undo(self, log_id: int, *, cascade: bool = False) -> _Ints:
         """Restore the state before log row ``log_id``; returns the undo log ids."""

@@ -145,6 +145,11 @@ def test_forget_one_erases_what_holds_its_words_and_restores_the_rest(
 ) -> None:
     with _open(db_path, embedder) as mem:
         ids = _fill(mem)
+        before = mem.stats()
+        preview = mem.forget(ids["tea"], dry_run=True)
+        assert (preview.erased, preview.derived) == ([ids["tea"]], [ids["merged"]])
+        assert preview.restored == [ids["cups"]] and preview.log_id is None
+        assert mem.stats() == before and mem.store.list_erasures() == []
         report = mem.forget(ids["tea"])
         assert report.erased == [ids["tea"]] and report.derived == [ids["merged"]]
         assert report.restored == [ids["cups"]]  # the merge's other source is back

@@ -189,9 +189,12 @@ def _describe(scope: dict[str, object]) -> str:
     return " and ".join(f"{k}={v!r}" for k, v in scope.items())
 
 
-def forget(ctx: Context, targets: Sequence[str], *, vacuum: bool = False) -> ForgetReport:
+def forget(
+    ctx: Context, targets: Sequence[str], *, vacuum: bool = False, dry_run: bool = False
+) -> ForgetReport:
     """Erase ``targets`` (existing memory ids) and what derives from them; see the module
-    docstring. One transaction; then the WAL checkpoint and the optional VACUUM."""
+    docstring. One transaction; then the WAL checkpoint and the optional VACUUM.
+    ``dry_run``: only say what would be erased and restored (for a confirmation)."""
     store = erasable(ctx.store)
     report = ForgetReport(erased=list(dict.fromkeys(targets)))
     with ctx.store.transaction():
@@ -200,6 +203,9 @@ def forget(ctx: Context, targets: Sequence[str], *, vacuum: bool = False) -> For
         gone = set(report.all_erased)
         records = ctx.store.get_memories(report.all_erased)
         displaced = [m.id for m in store.memories_superseded_by(sorted(gone)) if m.id not in gone]
+        if dry_run:
+            report.restored = sorted(displaced)
+            return report
         log_ids = store.log_ids_touching(sorted(gone))
         logs = store.logs_by_id(log_ids)
         before = ctx.store.get_memories(displaced)
