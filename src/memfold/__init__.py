@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING, Any
 
 from memfold.config import Settings
+from memfold.engine.erase import ForgetReport
 from memfold.errors import (
     BudgetExhausted,
     ConfigError,
@@ -55,6 +56,7 @@ __all__ = [
     "ConflictError",
     "Decision",
     "EmbeddingMismatch",
+    "ForgetReport",
     "ImportFormatError",
     "InvalidInput",
     "LLMError",
