@@ -242,6 +242,8 @@ def test_forget_on_a_file_from_before_secure_delete(db_path: Path, embedder: Loc
         assert mem.forget(a.id).stale_space_possible
         report = mem.forget(b.id, vacuum=True)
         assert report.vacuumed and not report.stale_space_possible
+        c = mem.add("Rui's bike is red", user_id="r").memory
+        assert not mem.forget(c.id).stale_space_possible  # zeroed since that VACUUM
     assert b"4471" not in _file_bytes(db_path)
 
 
@@ -268,3 +270,19 @@ def test_an_old_export_does_not_bring_an_erased_memory_back(
     report = mem_off.import_(backup)
     assert (report.erased, report.existing, report.imported) == (1, 1, 0)
     assert [m.id for m in mem_off.list(user_id="n", status=None)] == [kept.id]
+
+
+def test_forget_beside_the_background_worker(db_path: Path, embedder: LocalEmbedder) -> None:
+    with Memory(db_path, embedder=embedder) as mem:  # background: a worker thread's connection
+        mem.add(f"Uma keeps her notes in {MARK}", user_id="uma")
+        mem.add("Uma keeps her notes in a paper diary", user_id="uma")
+        mem.add("Vic likes hiking", user_id="vic")
+        mem.flush()
+        report = mem.forget(user_id="uma")
+        assert len(report.all_erased) >= 2 and report.checkpointed
+        assert [m.text for m in mem.list(user_id="vic")] == ["Vic likes hiking"]
+        mem.add("Vic likes hiking in the Alps", user_id="vic")
+        mem.flush()
+    raw = _file_bytes(db_path)
+    assert MARK.encode() not in raw and MARK.lower().encode() not in raw
+    assert b"paper diary" not in raw

@@ -20,7 +20,7 @@ Then the keyword index is optimized (FTS5 keeps deleted tokens until its
 segments merge), the WAL is checkpointed and truncated, and ``vacuum`` rewrites
 the file. Every connection zeroes freed space (``secure_delete``), so no stale
 copy is left behind; a file created before that (no ``secure_delete_from``
-mark) needs ``vacuum=True`` for that guarantee, and the report says so.
+mark) needs ``vacuum=True`` once for that guarantee, and the report says so.
 """
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ def _compact(ctx: Context, store: ErasureStore, report: ForgetReport, *, vacuum:
         store.vacuum()
         report.vacuumed = True
         report.checkpointed = store.checkpoint(wait_s=wait_s)
-    report.stale_space_possible = not report.vacuumed and not store.secure_since_creation()
+    report.stale_space_possible = not report.vacuumed and not store.zeroed_throughout()
     if not report.checkpointed:
         log.warning(
             "forget: another connection kept the WAL from being truncated; erased bytes stay "

@@ -239,6 +239,11 @@ class EraseTablesMixin:
         conn = self._db.get()
         conn.execute("PRAGMA secure_delete=ON")
         conn.execute("VACUUM")
+        # From here on every freed byte was zeroed: no old copy can linger.
+        with self._db.transaction() as tx:
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('secure_delete_from', 'vacuum')"
+            )
 
     # tombstones -----------------------------------------------------------------------
     def erased_ids(self, ids: Iterable[str]) -> dict[str, datetime]:
@@ -271,6 +276,7 @@ class EraseTablesMixin:
             for r in rows
         ]
 
-    def secure_since_creation(self) -> bool:
+    def zeroed_throughout(self) -> bool:
+        """Freed space was zeroed since the file was created, or since its last VACUUM."""
         rows = self._q("SELECT value FROM meta WHERE key = 'secure_delete_from'")
-        return bool(rows) and rows[0][0] == "creation"
+        return bool(rows) and rows[0][0] in ("creation", "vacuum")
