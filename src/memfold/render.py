@@ -133,7 +133,8 @@ class LogView:
             if e.reasoning:
                 body.append(Text(e.reasoning))
             yield head
-            yield Padding(Group(*body), (0, 0, 0, 4))
+            for line in body:
+                yield Padding(line, (0, 0, 0, 4), expand=False)
 
     def _table(self) -> Table:
         table = Table(title=self.title)
@@ -203,16 +204,16 @@ def review_status_view(data: dict[str, Any]) -> Group:
     breaker = data.get("breaker") or {}
     feedback = data.get("feedback") or {}
     if breaker.get("open"):
-        anomalies = breaker.get("anomalies") or []
-        reasons = "; ".join(str(a) for a in anomalies) if anomalies else "no reason recorded"
-        state = f"OPEN since {breaker.get('opened_at', '?')} (run #{breaker.get('run_id', '?')})"
-        state += f": {reasons}; `memfold review resume` closes it"
+        state = f"OPEN since {breaker.get('opened_at', '?')} (run #{breaker.get('run_id', '?')}"
+        state += f", {_flat(breaker.get('anomalies', '?'))} anomalies)"
+        state += "; `memfold review resume` closes it"
     else:
         resumed = sum(1 for h in breaker.get("history", []) if "resumed_at" in h)
         state = "closed" + (f" (resumed {resumed} times)" if resumed else "")
     records = feedback.get("records", 0)
     cold = feedback.get("cold_start", 0)
-    fb = f"{records} records" + (f" (acts from {cold})" if records < cold else " (acting)")
+    fb = f"{records} record{'' if records == 1 else 's'}"
+    fb += f" (acts from {cold})" if records < cold else " (acting)"
     rows = [
         ("queue", _flat(by_status) if by_status else "empty"),
         ("labels", _flat(by_label) if by_label else "none yet"),

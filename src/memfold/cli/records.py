@@ -177,7 +177,7 @@ def history(memory_id: str, path: PathOpt = None, as_json: JsonOpt = False) -> N
         if as_json:
             render.print_json([e.to_dict() for e in entries])
         elif not entries:
-            render.say(f"no logged change touched memory {memory_id} (stored as it is)")
+            render.say(f"no logged change touched memory {render.short(memory_id)} yet")
         else:
             render.console.print(render.log_table(entries, f"history of {memory_id}"))
 
