@@ -1,25 +1,21 @@
 """The weekly self-improvement report over review runs and the consolidation log.
 
-Markdown or HTML (jinja2 templates in ``memfold/templates``). The HTML plots (P90 trend,
-merges per run) are inline SVG drawn here from the numbers: no plotting dependency.
+Markdown or HTML (jinja2 templates in ``memfold/templates``). The HTML page's two charts
+(P90 per run, merges per run; ``report_charts``) are inline SVG with aligned x axes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, timedelta
-from html import escape
 
 import jinja2
-from markupsafe import Markup
 
 from memfold.engine.context import Context
+from memfold.engine.report_charts import merges_chart, p90_chart
 from memfold.engine.review import breaker_state, parse_since
 from memfold.errors import InvalidInput
 from memfold.model import JSONDict, utcnow
 from memfold.policy.review import past_cold_start
-
-_W, _H, _PAD = 480, 160, 28
 
 _env = jinja2.Environment(
     loader=jinja2.PackageLoader("memfold", "templates"),
@@ -105,80 +101,12 @@ def report(ctx: Context, since: datetime | timedelta | str | None = "7d", fmt: s
     if fmt == "md":
         return _env.get_template("report.md.j2").render(**data)
     cfg = ctx.settings.review
-    p90s = [(str(r["id"]), r["p90"]) for r in data["runs"] if r["p90"] is not None]
-    merges = [(str(r["id"]), float(r["merged"])) for r in data["runs"]]
+    runs = data["runs"]
     return _env.get_template("report.html.j2").render(
         **data,
-        p90_svg=line_svg(p90s, refs=[cfg.gate_floor, cfg.gate_high], label="P90"),
-        merges_svg=bar_svg(merges, label="merges"),
-    )
-
-
-def _scale(lo: float, hi: float, size: int) -> tuple[float, float]:
-    span = (hi - lo) or 1.0
-    return lo, (size - 2 * _PAD) / span
-
-
-def line_svg(points: Sequence[tuple[str, float]], *, refs: Sequence[float], label: str) -> Markup:
-    """A polyline of values over runs, with dashed reference lines (e.g. floor, high)."""
-    if not points:
-        return Markup(_frame(f"no {escape(label)} yet"))
-    values = [v for _, v in points] + list(refs)
-    lo, k = _scale(min(values), max(values), _H)
-    step = (_W - 2 * _PAD) / max(1, len(points) - 1)
-
-    def y(v: float) -> float:
-        return _H - _PAD - (v - lo) * k
-
-    coords = " ".join(f"{_PAD + i * step:.1f},{y(v):.1f}" for i, (_, v) in enumerate(points))
-    parts = [
-        f'<line x1="{_PAD}" x2="{_W - _PAD}" y1="{y(r):.1f}" y2="{y(r):.1f}" '
-        f'stroke="#999" stroke-dasharray="4 3"/><text x="{_W - _PAD + 2}" y="{y(r) + 4:.1f}" '
-        f'font-size="10">{r:.2f}</text>'
-        for r in refs
-    ]
-    parts.append(f'<polyline fill="none" stroke="#2563eb" stroke-width="2" points="{coords}"/>')
-    for i, (name, v) in enumerate(points):
-        x = _PAD + i * step
-        parts.append(
-            f'<circle cx="{x:.1f}" cy="{y(v):.1f}" r="3" fill="#2563eb">'
-            f"<title>run {escape(name)}: {v:.3f}</title></circle>"
-            f'<text x="{x:.1f}" y="{_H - 8}" font-size="10" '
-            f'text-anchor="middle">{escape(name)}</text>'
-        )
-    return Markup(_frame("".join(parts), escape(label)))
-
-
-def bar_svg(bars: Sequence[tuple[str, float]], *, label: str) -> Markup:
-    """One bar per run."""
-    if not bars:
-        return Markup(_frame(f"no {escape(label)} yet"))
-    top = max(max(v for _, v in bars), 1.0)
-    _, k = _scale(0.0, top, _H)
-    width = (_W - 2 * _PAD) / len(bars)
-    parts = []
-    for i, (name, v) in enumerate(bars):
-        x = _PAD + i * width
-        h = v * k
-        parts.append(
-            f'<rect x="{x + width * 0.15:.1f}" y="{_H - _PAD - h:.1f}" width="{width * 0.7:.1f}" '
-            f'height="{h:.1f}" fill="#16a34a"><title>run {escape(name)}: {v:g}</title></rect>'
-            f'<text x="{x + width / 2:.1f}" y="{_H - _PAD - h - 3:.1f}" font-size="10" '
-            f'text-anchor="middle">{v:g}</text>'
-            f'<text x="{x + width / 2:.1f}" y="{_H - 8}" font-size="10" '
-            f'text-anchor="middle">{escape(name)}</text>'
-        )
-    return Markup(_frame("".join(parts), escape(label)))
-
-
-def _frame(body: str, label: str = "") -> str:
-    axis = (
-        f'<line x1="{_PAD}" y1="{_H - _PAD}" x2="{_W - _PAD}" y2="{_H - _PAD}" stroke="#444"/>'
-        f'<text x="4" y="14" font-size="11">{label}</text>'
-    )
-    if not label:
-        body = f'<text x="{_W / 2}" y="{_H / 2}" text-anchor="middle">{body}</text>'
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" '
-        f'viewBox="0 0 {_W} {_H}" role="img">{axis}{body}</svg>'
+        p90_svg=p90_chart(
+            [(f"#{r['id']}", r["p90"]) for r in runs],
+            refs=[("floor", cfg.gate_floor), ("high", cfg.gate_high)],
+        ),
+        merges_svg=merges_chart([(f"#{r['id']}", float(r["merged"])) for r in runs]),
     )
