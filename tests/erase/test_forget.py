@@ -6,6 +6,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from helpers.scripted import ScriptedJudge, base, vec_with_cosine
@@ -13,7 +14,7 @@ from memfold import AsyncMemory, InvalidInput, Memory, NotFound, Status, UndoRef
 from memfold.config import ReviewSettings, Settings
 from memfold.embed.local import LocalEmbedder
 from memfold.judge.base import SaveItem
-from memfold.model import Action, Decision, PairLabel
+from memfold.model import Action, Decision, MemoryRecord, PairLabel
 
 MARK = "Zqvmarkerx"  # no other word in these tests starts with z: FTS stores it whole
 TEA = f"Sam likes tea, brand {MARK}"
@@ -37,6 +38,18 @@ def _open(path: Path, embedder: LocalEmbedder, consolidate: str = "sync") -> Mem
     return Memory(path, settings=settings, embedder=embedder, judge=judge, consolidate=consolidate)
 
 
+def _near(record: MemoryRecord, cosine: float) -> list[float]:
+    """A unit vector at exactly ``cosine`` to the record's (real) embedding."""
+    assert record.embedding is not None
+    v = np.asarray(record.embedding, dtype=np.float64)
+    v = v / np.linalg.norm(v)
+    other = np.zeros_like(v)
+    other[int(np.argmin(np.abs(v)))] = 1.0
+    other -= other.dot(v) * v
+    other /= np.linalg.norm(other)
+    return (cosine * v + np.sqrt(1 - cosine**2) * other).tolist()
+
+
 def _file_bytes(path: Path) -> bytes:
     sides = [path, *(path.with_name(path.name + s) for s in ("-wal", "-journal", "-shm"))]
     return b"".join(p.read_bytes() for p in sides if p.exists())
@@ -56,12 +69,17 @@ def _fill(mem: Memory) -> dict[str, str]:
     queued and classified review pair, an LLM error quoting it. u2: its own memories."""
     tea = mem.add(TEA, user_id="u1", embedding=base()).memory
     cups = mem.add(CUPS, user_id="u1", embedding=vec_with_cosine(0.93))
-    merged = mem.list(user_id="u1")[0]
+    merged = mem.get(mem.list(user_id="u1")[0].id)  # with its vector
     assert cups.decision is not None and cups.decision.action is Action.MERGE
     assert merged.text == MERGED
-    other = mem.add(
-        f"Sam's sister Ana mentions {MARK} too", user_id="u1", embedding=vec_with_cosine(0.75, 2)
-    ).memory
+    other_add = mem.add(
+        f"Sam's sister Ana mentions {MARK} too", user_id="u1", embedding=_near(merged, 0.8)
+    )
+    other = other_add.memory
+    assert other_add.decision is not None and other_add.decision.action is Action.KEEP_SEPARATE
+    quoting = mem.store.get_log(other_add.log_id or 0)
+    assert quoting is not None and MERGED in quoting.reasoning
+    assert quoting.input_ids == [other.id]  # no id ties this row to the merged memory
     mem.feedback(merged.id, "used", context=f"what tea? {MARK}")
     store = mem.store
     store.queue_pairs(merged.scope.key(), [(merged.id, other.id, 0.9, 1, 1)])
