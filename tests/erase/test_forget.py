@@ -47,7 +47,7 @@ def _near(record: MemoryRecord, cosine: float) -> list[float]:
     other[int(np.argmin(np.abs(v)))] = 1.0
     other -= other.dot(v) * v
     other /= np.linalg.norm(other)
-    return (cosine * v + np.sqrt(1 - cosine**2) * other).tolist()
+    return [float(x) for x in cosine * v + np.sqrt(1 - cosine**2) * other]
 
 
 def _file_bytes(path: Path) -> bytes:
