@@ -3,7 +3,7 @@
 ``app`` is the Typer app; ``main`` is the console script's entry point.
 """
 
-from memfold.cli import edit, records, review, tools, transfer  # noqa: F401  (they register)
+from memfold.cli import edit, forget, records, review, tools, transfer  # noqa: F401
 from memfold.cli.app import app, main
 
 __all__ = ["app", "main"]
