@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 
 from memfold.engine.context import Context
@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 FORGET_ACTION = "FORGET"
 # Links along which the source holds the destination's words.
 _CARRIES_WORDS = (LinkKind.UPDATES, LinkKind.DERIVED_FROM)
+_BATCH = 200  # ids or log rows per query
 
 
 @dataclass
@@ -126,6 +127,12 @@ def touched_ids(entry: LogEntry) -> set[str]:
 
 
 # engine ----------------------------------------------------------------------------
+def _logs(store: ErasureStore, log_ids: Sequence[int]) -> Iterator[LogEntry]:
+    """Log rows read a batch at a time (each holds whole snapshots)."""
+    for start in range(0, len(log_ids), _BATCH):
+        yield from store.logs_by_id(log_ids[start : start + _BATCH])
+
+
 def derived_from(store: ErasureStore, ctx: Context, targets: Iterable[str]) -> set[str]:
     """Every existing memory that holds words of ``targets``, down the lineage."""
     erased = set(targets)
@@ -133,12 +140,13 @@ def derived_from(store: ErasureStore, ctx: Context, targets: Iterable[str]) -> s
     while frontier:
         ids = sorted(frontier)
         found = store.memories_made_from(ids)
-        found.update(
-            lk.src
-            for lk in ctx.store.links_for(ids)
-            if lk.dst in frontier and lk.kind in _CARRIES_WORDS
-        )
-        for entry in store.logs_by_id(store.log_ids_touching(ids)):
+        for start in range(0, len(ids), _BATCH):
+            found.update(
+                lk.src
+                for lk in ctx.store.links_for(ids[start : start + _BATCH])
+                if lk.dst in frontier and lk.kind in _CARRIES_WORDS
+            )
+        for entry in _logs(store, store.log_ids_touching(ids)):
             live = entry.undone_by is None and entry.undoes is None
             if live and frontier & set(entry.input_ids):
                 found |= rewritten(entry)
@@ -206,14 +214,14 @@ def forget(
         if dry_run:
             report.restored = sorted(displaced)
             return report
-        log_ids = store.log_ids_touching(sorted(gone))
-        logs = store.logs_by_id(log_ids)
+        logs = store.logs_by_id(store.log_ids_touching(displaced))
         before = ctx.store.get_memories(displaced)
         restored = {mid: restoration(rec, logs, gone) for mid, rec in before.items()}
         for rec in restored.values():
             ctx.store.put_memory(rec)
         report.restored = sorted(restored)
-        scrub = {e.id: sorted(touched_ids(e) & gone) for e in logs}
+        touching = store.log_ids_touching(sorted(gone))
+        scrub = {e.id: sorted(touched_ids(e) & gone) for e in _logs(store, touching)}
         scrub.update(_rows_quoting(store, ctx, list(records.values()), gone, scrub))
         report.rows_removed = store.erase_memories(list(records.values()), derived)
         report.log_rows_scrubbed = store.scrub_log_rows(scrub)
