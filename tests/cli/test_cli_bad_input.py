@@ -1,0 +1,123 @@
+"""Every bad input: one `error:` line on stderr, exit code 2, no traceback, nothing changed."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from cli.support import Cli
+
+HUGE = "word " * 8000  # 40,000 characters: over store.max_text_chars
+MISSING_ID = "0123456789abcdef0123456789abcdef"
+
+# {p}: the store, {sam}: a memory id, {tmp}: a scratch folder, {bad}/{wrongtype}: import
+# files with a broken line / a field of the wrong type, {missing}: a store that is not there.
+CASES: dict[str, tuple[str, ...]] = {
+    "unknown id": ("get", MISSING_ID),
+    "unknown id, history": ("history", MISSING_ID),
+    "unknown id, update": ("update", MISSING_ID, "new text"),
+    "unknown id, delete": ("delete", MISSING_ID),
+    "unknown id, feedback": ("feedback", MISSING_ID, "used"),
+    "unknown id, forget": ("forget", MISSING_ID, "--yes"),
+    "too short a prefix": ("get", "{sam3}"),
+    "unknown prefix": ("get", "zzzzzzzz"),
+    "empty text": ("add", ""),
+    "blank text": ("add", "   "),
+    "huge text": ("add", HUGE),
+    "NUL in text": ("add", "a\x00b"),
+    "empty update text": ("update", "{sam}", "  "),
+    "nothing to update": ("update", "{sam}"),
+    "bad JSON metadata": ("add", "x", "--metadata", "{bad"),
+    "metadata not an object": ("add", "x", "--metadata", "[1, 2]"),
+    "bad JSON metadata, update": ("update", "{sam}", "--metadata", '{"a": }'),
+    "bad scope": ("list", "-u", "a|b"),
+    "empty scope": ("add", "x", "-u", ""),
+    "missing store": ("list", "-p", "{missing}"),
+    "missing store, search": ("search", "tea", "-p", "{missing}"),
+    "store is a folder": ("stats", "-p", "{tmp}"),
+    "k = 0": ("search", "tea", "-k", "0"),
+    "k not a number": ("search", "tea", "-k", "abc"),
+    "limit 0": ("list", "--limit", "0"),
+    "negative offset": ("list", "--offset", "-1"),
+    "log limit 0": ("log", "--limit", "0"),
+    "importance 3": ("add", "x", "--importance", "3"),
+    "importance not a number": ("update", "{sam}", "--importance", "high"),
+    "unknown area": ("add", "x", "--area", "attic"),
+    "unknown category": ("add", "x", "--category", "gossip"),
+    "unknown status": ("list", "--status", "lost"),
+    "unknown search mode": ("search", "tea", "--mode", "fuzzy"),
+    "unknown consolidate mode": ("add", "x", "--consolidate", "later"),
+    "unknown feedback kind": ("feedback", "{sam}", "loved"),
+    "undo not a number": ("undo", "abc"),
+    "undo unknown row": ("undo", "999"),
+    "report since": ("report", "--since", "soon"),
+    "report format": ("report", "--format", "pdf"),
+    "review item unknown": ("review", "approve", "999"),
+    "review item not a number": ("review", "reject", "first"),
+    "forget with nothing": ("forget",),
+    "forget without --yes": ("forget", "{sam}"),
+    "forget an empty scope": ("forget", "--user", "nobody", "--yes"),
+    "malformed import file": ("import", "{bad}"),
+    "import field of wrong type": ("import", "{wrongtype}"),
+    "import file missing": ("import", "{tmp}/none.jsonl"),
+    "import a folder": ("import", "{tmp}"),
+    "export onto the store": ("export", "{p}"),
+    "export into a missing folder": ("export", "{tmp}/no/such/out.jsonl"),
+    "unknown command": ("nosuchcommand",),
+    "unknown option": ("stats", "--bogus"),
+    "missing argument": ("add",),
+    "fake-llm script missing": ("fake-llm", "--script", "{tmp}/none.json"),
+}
+NO_PATH = {
+    "missing store",
+    "missing store, search",
+    "store is a folder",
+    "unknown command",
+    "fake-llm script missing",
+}
+
+
+def fingerprint(db: str) -> tuple[object, ...]:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = con.execute("SELECT id, text, status, version FROM memories ORDER BY id").fetchall()
+        logs = con.execute("SELECT count(*) FROM consolidation_log").fetchone()
+        jobs = con.execute("SELECT count(*) FROM jobs").fetchone()
+        return (rows, logs, jobs)
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_is_one_error_line_and_exit_2(
+    cli: Cli, store: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "text": "ok", "user_id": "u"}\n{broken\n')
+    wrongtype = tmp_path / "wrongtype.jsonl"
+    wrongtype.write_text('{"id": "b", "text": 42, "user_id": "u"}\n')
+    values = {
+        "p": store["path"],
+        "sam": store["sam"],
+        "sam3": store["sam"][:3],
+        "tmp": str(tmp_path),
+        "bad": str(bad),
+        "wrongtype": str(wrongtype),
+        "missing": str(tmp_path / "typo.db"),
+    }
+    args = list(CASES[name])
+    for key, value in values.items():
+        args = [a.replace("{" + key + "}", value) for a in args]
+    if name not in NO_PATH:
+        args += ["-p", store["path"]]
+    before = fingerprint(store["path"])
+    files = sorted(p.name for p in tmp_path.iterdir())
+    result = cli(*args)
+    assert result.code == 2, (result.out, result.err)
+    assert len(result.err_lines) == 1 and result.err_lines[0].startswith("error: "), result.err
+    assert "Traceback" not in result.out + result.err
+    assert result.out == ""
+    assert fingerprint(store["path"]) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == files  # no store, no export
