@@ -6,6 +6,7 @@
 # Uses uv (from the dev extra, or on PATH): its cache makes the install take seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$(pwd)"
 echo "== wheel: build sdist + wheel, install in a fresh venv, run memfold demo"
 UV="${UV:-}"
 if [ -z "$UV" ]; then
@@ -68,6 +69,9 @@ else:
     raise AssertionError("memfold.testing.fake_llm imported without starlette/uvicorn")
 print(f"wheel ok: {len(names)} files, memfold from {where}")
 EOF
+want="memfold $(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/pyproject.toml")"
+got="$("$work/venv/bin/memfold" --version)"
+[ "$got" = "$want" ] || { echo "check_wheel: memfold --version said '$got', not '$want'" >&2; exit 1; }
 "$work/venv/bin/memfold" demo >"$work/demo.out" 2>&1 || {
   cat "$work/demo.out"
   echo "check_wheel: memfold demo failed in the fresh venv" >&2
@@ -78,4 +82,4 @@ grep -q "memfold demo" "$work/demo.out" || {
   echo "check_wheel: memfold demo printed no demo" >&2
   exit 1
 }
-echo "memfold demo from the installed wheel: ok ($(wc -l <"$work/demo.out") lines)"
+echo "$got: memfold demo from the installed wheel ok ($(wc -l <"$work/demo.out") lines)"
