@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv and install memfold with its dev tools. Safe to run again:
-# it reinstalls only when pyproject.toml changed.
+# it reinstalls only when pyproject.toml changed. --browser: also Debian's chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -14,8 +14,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
   echo "$want" > "$stamp"
 fi
-# The report's screenshot test drives Debian's chromium with Playwright (no browser download).
-if ! command -v chromium >/dev/null 2>&1; then
+# With --browser (scripts/test.sh): Debian's chromium, which the report's screenshot test
+# drives with Playwright (Playwright's own browser download does not work here).
+if [ "${1:-}" = "--browser" ] && ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing Debian's chromium for the report's screenshot test"
     apt-get update -qq >/dev/null

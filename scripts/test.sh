@@ -2,7 +2,7 @@
 # One command: set up .venv (first run), then lint, type-check and run every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --browser
 echo "== ruff"
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/ruff format --check src tests benchmarks
