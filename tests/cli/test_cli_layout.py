@@ -100,3 +100,18 @@ def test_empty_log_and_history(cli: Cli, tmp_path: Path, config_file: Path) -> N
     result = cli("history", memory_id, "-p", p)
     assert result.code == 0 and "no logged change touched memory" in result.out
     assert len(result.out.strip().splitlines()) == 1
+
+
+def test_review_run_scan_import_export_fit_80_columns(
+    cli: Cli, store: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMFOLD_REVIEW__MIN_PAIR_AGE_S", "0")
+    p = store["path"]
+    text = "\n".join(fits(cli("review", "scan", "-p", p, "-u", "sam")))
+    assert "scope_key" in text and "u=sam|a=|s=" in text
+    text = "\n".join(fits(cli("review", "run", "-p", p, "-u", "sam")))
+    assert "status" in text and "done" in text
+    out = tmp_path / "all.jsonl"
+    assert "exported 3 memories" in "\n".join(fits(cli("export", str(out), "-p", p)))
+    text = "\n".join(fits(cli("import", str(out), "-p", str(tmp_path / "copy.db"))))
+    assert "imported" in text and "3" in text

@@ -60,10 +60,11 @@ def review_run(
             render.print_json(data)
             return
         counts = {k: v for k, v in run.counts.items() if k != "decisions"}
-        render.console.print(render.dict_table({**data, "counts": counts}, f"review run #{run.id}"))
+        table = render.dict_table({**data, "counts": counts}, f"review run #{run.id}", flat=True)
+        render.console.print(table)
         for key, gate in run.counts.get("decisions", [{}])[0].get("gates", {}).items():
             reasons = "; ".join(gate["reasons"])
-            render.console.print(f"{key}: gate [bold]{gate['band']}[/] P90={gate['p90']} {reasons}")
+            render.say(f"{key}: gate {gate['band']} P90={gate['p90']} {reasons}")
 
 
 @review_app.command("scan")
@@ -86,7 +87,7 @@ def review_scan(
     if as_json:
         render.print_json(result.to_dict())
     else:
-        render.console.print(render.dict_table(result.to_dict(), "review scan"))
+        render.console.print(render.dict_table(result.to_dict(), "review scan", flat=True))
 
 
 @review_app.command("status")
