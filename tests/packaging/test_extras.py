@@ -1,7 +1,8 @@
 """The core never needs an extra: importing memfold, ``memfold demo`` and the record commands
-run with starlette and uvicorn unimportable, and the scripted LLM server then fails with one
-clear error naming ``memfold[testing]``. Each case runs in a fresh interpreter in which any
-import of starlette or uvicorn is refused and recorded."""
+run with every extra's packages unimportable (starlette, uvicorn, langgraph, pgserver,
+psycopg, playwright), and the scripted LLM server then fails with one clear error naming
+``memfold[testing]``. Each case runs in a fresh interpreter in which any import of those
+packages is refused and recorded."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BLOCKER = textwrap.dedent(
     """
     import importlib.abc, sys
-    EXTRA_ONLY = {"starlette", "uvicorn"}
+    EXTRA_ONLY = {"starlette", "uvicorn", "langgraph", "pgserver", "psycopg", "playwright"}
     tried = []
 
     class Refuse(importlib.abc.MetaPathFinder):
@@ -49,6 +50,7 @@ def test_core_commands_never_import_the_extras(tmp_path: Path) -> None:
     store = tmp_path / "core.db"
     body = f"""
     import json
+    from pathlib import Path
     from memfold.cli import main
     from memfold import Memory
 
@@ -68,8 +70,14 @@ def test_core_commands_never_import_the_extras(tmp_path: Path) -> None:
     cli("list", "--user", "sam", "--path", store)
     cli("get", first, "--path", store)
     cli("history", first, "--path", store)
+    cli("update", first, "The user prefers green tea in the morning", "--path", store)
+    cli("feedback", first, "used", "--path", store)
+    cli("delete", first, "--path", store)
     cli("log", "--path", store)
     cli("stats", "--path", store)
+    cli("export", str(Path(store).with_suffix(".jsonl")), "--path", store)
+    cli("report", "--format", "html", "--path", store)
+    cli("review", "status", "--path", store)
     leaked = sorted(m for m in sys.modules if m.split(".")[0] in EXTRA_ONLY)
     print("RESULT " + json.dumps({{"tried": tried, "leaked": leaked}}))
     """
@@ -77,7 +85,7 @@ def test_core_commands_never_import_the_extras(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.rsplit("RESULT ", 1)[1])
     assert result == {"tried": [], "leaked": []}
-    assert "Lyon" in done.stdout  # the commands really ran against the store
+    assert "Lyon" in done.stdout and "green tea" in done.stdout  # they really ran
 
 
 def test_scripted_server_without_its_extra_names_the_extra(tmp_path: Path) -> None:
