@@ -16,6 +16,7 @@ deleted cells and freed pages are overwritten with zeros. What else keeps bytes:
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -28,7 +29,7 @@ from memfold.store.connection import Connections
 _CHUNK = 500
 # Free-text columns of rows not tied to one memory: an error message or a reason may
 # quote an erased text. Table, text column, what replaces a value that quotes one.
-_REMOVED = "[removed: quoted an erased memory]"
+_REMOVED = "[removed: about an erased memory]"
 _FREE_TEXT: tuple[tuple[str, str], ...] = (
     ("llm_calls", "error"),
     ("jobs", "last_error"),
@@ -48,6 +49,32 @@ def _chunks(ids: Sequence[str]) -> Iterable[list[str]]:
 def scrubbed_state(erased: Sequence[str]) -> JSONDict:
     """What a log row's before/after becomes once it touched an erased memory."""
     return {"memories": {}, "links": [], "erased": sorted(erased)}
+
+
+def _scrub_breaker_events(conn: sqlite3.Connection, queue_ids: set[int], ids: set[str]) -> int:
+    """A review run's breaker events name a queue pair and give the result check's reasons,
+    which quote words of the pair ("drops name 'X' of <id>"): those about an erased
+    memory lose their reasons. Returns the runs changed."""
+    changed = 0
+    for run_id, raw in conn.execute("SELECT id, breaker FROM review_runs").fetchall():
+        breaker = json.loads(raw or "{}")
+        hit = False
+        for event in breaker.get("events", []):
+            reasons = event.get("reasons")
+            if not reasons:
+                continue
+            about = event.get("queue_id") in queue_ids or any(
+                i in str(reason) for reason in reasons for i in ids
+            )
+            if about:
+                event["reasons"] = [_REMOVED]
+                hit = True
+        if hit:
+            conn.execute(
+                "UPDATE review_runs SET breaker = ? WHERE id = ?", (json.dumps(breaker), run_id)
+            )
+            changed += 1
+    return changed
 
 
 class EraseTablesMixin:
@@ -163,6 +190,15 @@ class EraseTablesMixin:
             run("jobs", "DELETE FROM jobs WHERE memory_id IN ({ph})")
             run("feedback", "DELETE FROM feedback WHERE memory_id IN ({ph})")
             run("feedback_applied", "DELETE FROM feedback_applied WHERE memory_id IN ({ph})")
+            queue_ids: set[int] = set()
+            for chunk in _chunks(ids):
+                rows = conn.execute(
+                    f"SELECT id FROM consolidation_queue WHERE memory_a IN ({_ph(len(chunk))}) "
+                    f"OR memory_b IN ({_ph(len(chunk))})",
+                    [*chunk, *chunk],
+                ).fetchall()
+                queue_ids.update(int(r[0]) for r in rows)
+            counts["review_runs"] = _scrub_breaker_events(conn, queue_ids, set(ids))
             run("review_queue", "DELETE FROM consolidation_queue WHERE memory_a IN ({ph})")
             run("review_queue", "DELETE FROM consolidation_queue WHERE memory_b IN ({ph})")
             conn.executemany(
