@@ -32,9 +32,11 @@ wheel=("$work"/dist/memfold-*.whl)
 "$UV" pip install --quiet --python "$work/venv/bin/python" "${wheel[0]}"
 py="$work/venv/bin/python"
 
+# Every file git tracks under src/memfold must be in the wheel (none where this is no checkout).
+git ls-files src/memfold 2>/dev/null | sed 's|^src/||' >"$work/tracked.txt" || true
 # Run from a folder outside the repository, so nothing is imported from src/.
 cd "$work"
-"$py" - "${wheel[0]}" <<'EOF'
+"$py" - "${wheel[0]}" "$work/tracked.txt" "$root" <<'EOF'
 import importlib.util
 import sys
 import zipfile
@@ -52,7 +54,11 @@ need = [
     "memfold/templates/report.md.j2",
     "memfold/samples/demo_stream.jsonl",
 ]
-missing = [n for n in need if n not in names]
+from pathlib import Path
+
+src = Path(sys.argv[3]) / "src"
+tracked = [n for n in Path(sys.argv[2]).read_text().split() if (src / n).is_file()]
+missing = [n for n in need + tracked if n not in names]
 assert not missing, f"missing from the wheel: {missing}"
 import memfold
 
@@ -67,7 +73,8 @@ except ImportError as exc:
     print(f"memfold.testing without its extra: {exc}")
 else:
     raise AssertionError("memfold.testing.fake_llm imported without starlette/uvicorn")
-print(f"wheel ok: {len(names)} files, memfold from {where}")
+print(f"wheel ok: {len(names)} files ({len(tracked)} tracked under src/memfold, all there)")
+print(f"installed memfold: {where}")
 EOF
 want="memfold $(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/pyproject.toml")"
 got="$("$work/venv/bin/memfold" --version)"
