@@ -198,13 +198,13 @@ def _describe(scope: dict[str, object]) -> str:
 
 
 def forget(
-    ctx: Context, targets: Sequence[str], *, vacuum: bool = False, dry_run: bool = False
+    ctx: Context, memory_ids: Sequence[str], *, vacuum: bool = False, dry_run: bool = False
 ) -> ForgetReport:
-    """Erase ``targets`` (existing memory ids) and what derives from them; see the module
+    """Erase ``memory_ids`` (existing memories) and what derives from them; see the module
     docstring. One transaction; then the WAL checkpoint and the optional VACUUM.
     ``dry_run``: only say what would be erased and restored (for a confirmation)."""
     store = erasable(ctx.store)
-    report = ForgetReport(erased=list(dict.fromkeys(targets)))
+    report = ForgetReport(erased=list(dict.fromkeys(memory_ids)))
     with ctx.store.transaction():
         derived = derived_from(store, ctx, report.erased)
         report.derived = sorted(derived)
