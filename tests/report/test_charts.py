@@ -12,6 +12,7 @@ from memfold.engine.report_charts import (
     merges_chart,
     nice_ticks,
     p90_chart,
+    pad_ticks,
     x_centers,
 )
 
@@ -39,6 +40,20 @@ def test_nice_ticks_cover_the_range_in_round_steps(
     assert ticks[0] <= lo and ticks[-1] >= hi
 
 
+def test_few_ticks_are_padded_within_bounds() -> None:
+    assert pad_ticks([0.85, 0.9], 0.0, 1.0) == pytest.approx([0.8, 0.85, 0.9, 0.95])
+    assert pad_ticks([0.95, 1.0], 0.0, 1.0) == pytest.approx([0.85, 0.9, 0.95, 1.0])
+    assert pad_ticks([0.0, 0.5, 1.0], 0.0, 1.0) == [0.0, 0.5, 1.0]  # nowhere to grow
+    assert pad_ticks([0.7, 0.8, 0.9, 1.0], 0.0, 1.0) == [0.7, 0.8, 0.9, 1.0]
+
+
+def test_narrow_bars_keep_their_value_in_the_tooltip_only() -> None:
+    wide = merges_chart([("#1", 7.0), ("#2", 3.0)])
+    narrow = merges_chart([(f"#{i}", 7.0) for i in range(100)])
+    assert f'<text x="{x_centers(2)[0]:.1f}"' in wide and ">7</text>" in wide
+    assert ">7</text>" not in narrow and narrow.count("7 merges</title>") == 100
+
+
 def attr(svg: str, cls: str, name: str) -> list[str]:
     return re.findall(rf'class="{cls}"[^>]*?{name}="([^"]*)"', svg)
 
@@ -55,7 +70,7 @@ def test_both_charts_put_each_run_at_the_same_x() -> None:
     # the line breaks at the gap: two lone points draw no polyline
     assert "<polyline" not in p90
     assert attr(bars, "bar", "data-value") == ["3", "0", "1"]
-    assert attr(p90, "y-tick", "data-value") == ["0.80", "0.85", "0.90"]
+    assert attr(p90, "y-tick", "data-value") == ["0.75", "0.80", "0.85", "0.90", "0.95"]
     assert attr(bars, "y-tick", "data-value") == ["0", "1", "2", "3"]
 
 
@@ -64,7 +79,7 @@ def test_consecutive_points_are_joined_and_an_all_missing_chart_keeps_its_axes()
     assert joined.count("<polyline") == 1
     none = p90_chart([("#1", None), ("#2", None)], REFS)
     assert attr(none, "p90-missing", "data-run") == ["#1", "#2"]
-    assert attr(none, "y-tick", "data-value") == ["0.85", "0.90"]
+    assert attr(none, "y-tick", "data-value") == ["0.80", "0.85", "0.90", "0.95"]
 
 
 def test_no_runs_says_so() -> None:

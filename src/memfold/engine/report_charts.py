@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 _FONT = 'font-family="system-ui, sans-serif" font-size="11"'
 _P90_STEP = 0.05  # the finest P90 tick step: labels print two decimals
+_MIN_LABELLED_BAND = 14.0  # px: bars in narrower bands carry no value label
 _BLUE, _GREEN, _GREY, _INK = "#2563eb", "#16a34a", "#9ca3af", "#374151"
 
 
@@ -72,6 +73,19 @@ def nice_ticks(
     return [round(start + i * step, 10) for i in range(n + 1)]
 
 
+def pad_ticks(ticks: list[float], floor: float, ceiling: float, least: int = 4) -> list[float]:
+    """Add a step below and above (within ``[floor, ceiling]``) while there are few ticks."""
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 0.0
+    while step > 0 and len(ticks) < least:
+        grown = [
+            t for t in (ticks[0] - step, ticks[-1] + step) if floor - 1e-9 <= t <= ceiling + 1e-9
+        ]
+        if not grown:
+            break
+        ticks = sorted({round(t, 10) for t in [*ticks, *grown]})
+    return ticks
+
+
 def x_centers(n: int, frame: Frame = FRAME) -> list[float]:
     """The x of each run: the middle of its band. The same for every chart with this frame."""
     band = frame.plot_w / max(1, n)
@@ -99,7 +113,7 @@ def p90_chart(
     if not runs:
         return _empty("no review runs in this period", "P90 per run", frame)
     domain = [v for _, v in runs if v is not None] + [r for _, r in refs] or [0.0, 1.0]
-    ticks = nice_ticks(min(domain), max(domain), min_step=_P90_STEP)
+    ticks = pad_ticks(nice_ticks(min(domain), max(domain), min_step=_P90_STEP), 0.0, 1.0)
     y = y_scale(ticks, frame)
     xs = x_centers(len(runs), frame)
     parts = [_axes(frame, ticks, y, "{:.2f}", "P90 confidence", [n for n, _ in runs])]
@@ -157,9 +171,12 @@ def merges_chart(runs: Sequence[tuple[str, float]], frame: Frame = FRAME) -> Mar
             f'<rect class="bar" data-run="{run}" data-value="{v:g}" x="{x - band * 0.3:.1f}" '
             f'y="{top:.1f}" width="{band * 0.6:.1f}" height="{frame.baseline - top:.1f}" '
             f'fill="{_GREEN}"><title>run {run}: {v:g} merges</title></rect>'
-            f'<text x="{x:.1f}" y="{top - 4:.1f}" {_FONT} fill="{_INK}" '
-            f'text-anchor="middle">{v:g}</text>'
         )
+        if band >= _MIN_LABELLED_BAND:  # narrower: the value is in the bar's tooltip only
+            parts.append(
+                f'<text x="{x:.1f}" y="{top - 4:.1f}" {_FONT} fill="{_INK}" '
+                f'text-anchor="middle">{v:g}</text>'
+            )
     return _svg("".join(parts), "merges per run", frame)
 
 
