@@ -14,10 +14,8 @@ from typing import Any
 import pytest
 
 from memfold import Memory
-from memfold.embed.local import LocalEmbedder
-from memfold.model import ReviewRun, utcnow
+from report.support import RUNS
 
-RUNS: list[tuple[float | None, int]] = [(0.87, 5), (None, 0), (0.91, 7), (0.78, 2), (0.95, 12)]
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
@@ -33,26 +31,9 @@ def chromium_path() -> str:
 
 
 @pytest.fixture
-def report_file(tmp_path: Path, embedder: LocalEmbedder) -> Path:
-    with Memory(tmp_path / "report.db", embedder=embedder, consolidate="off") as mem:
-        cfg = mem.settings.review
-        assert 0.75 <= cfg.gate_floor <= cfg.gate_high <= 0.95  # inside the expected ticks
-        for p90, merged in RUNS:
-            run_id = mem.store.start_review_run(None)
-            mem.store.finish_review_run(
-                ReviewRun(
-                    id=run_id,
-                    scope_key=None,
-                    started_at=utcnow(),
-                    finished_at=None,
-                    status="done",
-                    p90=p90,
-                    counts={"merged": merged},
-                )
-            )
-        html = mem.review.report("7d", "html")
+def report_file(tmp_path: Path, report_mem: Memory) -> Path:
     path = tmp_path / "report.html"
-    path.write_text(html, encoding="utf-8")
+    path.write_text(report_mem.review.report("7d", "html"), encoding="utf-8")
     return path
 
 

@@ -74,7 +74,9 @@ def report_data(ctx: Context, since: datetime) -> JSONDict:
             "held_events": held_events,
         },
         "runs": rows,
-        "p90_trend": " -> ".join(r["p90_text"] for r in rows if r["p90"] is not None),
+        "p90_trend": " -> ".join("no P90" if r["p90"] is None else r["p90_text"] for r in rows)
+        if any(r["p90"] is not None for r in rows)
+        else "",
         "gate_floor": cfg.gate_floor,
         "gate_high": cfg.gate_high,
         "feedback": {
