@@ -16,7 +16,17 @@ import pytest
 from memfold import Memory
 from report.support import RUNS
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+# No sandbox (root), no GPU, and no background connections (the network is closed here).
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
 
 
 def chromium_path() -> str:
