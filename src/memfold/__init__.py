@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING, Any
 
 from memfold.config import Settings
 from memfold.engine.erase import ForgetReport
+from memfold.engine.scopes import DeleteAllResult, ScopeInfo
 from memfold.errors import (
     BudgetExhausted,
     ConfigError,
@@ -55,6 +56,7 @@ __all__ = [
     "ConfigError",
     "ConflictError",
     "Decision",
+    "DeleteAllResult",
     "EmbeddingMismatch",
     "ForgetReport",
     "ImportFormatError",
@@ -66,6 +68,7 @@ __all__ = [
     "MemoryRecord",
     "NotFound",
     "Scope",
+    "ScopeInfo",
     "SearchHit",
     "Settings",
     "Status",

@@ -11,7 +11,9 @@ from typing import Any
 from memfold.async_review import AsyncReview
 from memfold.engine import transfer
 from memfold.engine.erase import ForgetReport
-from memfold.memory import Memory, _Dicts, _Hits, _Ints, _Logs, _Records, _Results
+from memfold.engine.scopes import DeleteAllResult
+from memfold.memory import Memory, _Dicts, _Ints, _Results
+from memfold.memory_read import _Hits, _Logs, _Records, _Scopes
 from memfold.model import AddResult, JSONDict, MemoryRecord
 
 
@@ -44,12 +46,20 @@ class AsyncMemory:
         result: _Records = await self._run(self.sync.list, **kwargs)
         return result
 
+    async def list_scopes(self, **kwargs: Any) -> _Scopes:
+        result: _Scopes = await self._run(self.sync.list_scopes, **kwargs)
+        return result
+
     async def update(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
         result: MemoryRecord = await self._run(self.sync.update, memory_id, **kwargs)
         return result
 
     async def delete(self, memory_id: str, **kwargs: Any) -> MemoryRecord:
         result: MemoryRecord = await self._run(self.sync.delete, memory_id, **kwargs)
+        return result
+
+    async def delete_all(self, **kwargs: Any) -> DeleteAllResult:
+        result: DeleteAllResult = await self._run(self.sync.delete_all, **kwargs)
         return result
 
     async def forget(self, memory_id: str | None = None, **kwargs: Any) -> ForgetReport:

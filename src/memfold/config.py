@@ -42,6 +42,11 @@ class StoreSettings(Section):
     max_sources: int = Field(1_000, ge=1)
     busy_timeout_ms: int = Field(30_000, ge=0)
     default_user_id: str = "default"
+    # A memory id may be given by a unique prefix at least this long (ids are 32 hex).
+    id_prefix_min_chars: int = Field(6, ge=1)
+    # delete_all archives a scope in log entries of at most this many memories each
+    # (each entry holds their before/after snapshots; one undo restores one entry).
+    delete_all_batch: int = Field(1000, ge=1)
 
 
 class EmbedSettings(Section):
@@ -76,6 +81,10 @@ class SearchSettings(Section):
     keyword_prune_min_docs: int = Field(2000, ge=0)
     # Document frequencies are cached until the store grows by this share.
     keyword_df_refresh_share: float = Field(0.1, gt=0.0)
+    # Bounds on search/list arguments: values in one metadata filter ($in items
+    # counted), and how far search may page (offset).
+    filter_max_terms: int = Field(1000, ge=1)
+    max_offset: int = Field(10_000, ge=0)
 
 
 class ConsolidationSettings(Section):

@@ -13,38 +13,31 @@ import numpy as np
 from memfold.config import Settings, default_store_path
 from memfold.embed import Embedder, make_embedder
 from memfold.embed.lazy import LazyEmbedder
-from memfold.engine import edits, erase, transfer
+from memfold.engine import edits, erase, scopes, transfer
 from memfold.engine.context import Context
 from memfold.engine.feedback import feedback as record_feedback
 from memfold.engine.ingest import NewMemory, build_records, store_claimed, store_records
 from memfold.engine.lease import current_owner, reclaim_dead
 from memfold.engine.review_api import Review
-from memfold.engine.search import SearchMode, search
 from memfold.engine.undo import undo as undo_change
 from memfold.engine.worker import BackgroundWorker, decide_now, drain
-from memfold.errors import InvalidInput, NotFound
+from memfold.errors import InvalidInput
 from memfold.index.vector_index import VectorIndex
 from memfold.judge.base import Judge
 from memfold.judge.select import make_judge
+from memfold.memory_read import ReadMethods
 from memfold.model import (
     AddResult,
     Area,
     Category,
     ConsolidateMode,
     JSONDict,
-    LogEntry,
     MemoryRecord,
-    Scope,
-    SearchHit,
-    Status,
     parse_time,
 )
 from memfold.policy.validate import (
     clean_enum,
-    clean_id,
-    clean_k,
     clean_metadata,
-    clean_scope,
     clean_sources,
     clean_text,
     clean_unit,
@@ -55,16 +48,15 @@ log = logging.getLogger(__name__)
 
 
 # Aliases: inside the classes below, ``list`` names the method, not the builtin.
-_Records = list[MemoryRecord]
-_Hits = list[SearchHit]
-_Logs = list[LogEntry]
+# (_Records, _Hits, _Logs, _Scopes: in memory_read, with the reading methods.)
 _Dicts = list[JSONDict]
 _Results = list[AddResult]
 _Ints = list[int]
 
 
-class Memory:
-    """A memory store that consolidates itself on every save.
+class Memory(ReadMethods):
+    """A memory store that consolidates itself on every save (reading methods: get,
+    search, list, list_scopes, history, log are in memory_read.ReadMethods).
 
     ``path``: the SQLite file (argument, else ``MEMFOLD_PATH``, else the user
     data dir). ``consolidate``: "background" (default: a worker thread decides
@@ -123,11 +115,6 @@ class Memory:
         self.close()
 
     # input ------------------------------------------------------------------
-    def _scope(self, user_id: object, agent_id: object, session_id: object) -> Scope:
-        return clean_scope(
-            user_id, agent_id, session_id, default_user_id=self.settings.store.default_user_id
-        )
-
     def _new(self, text: object, **kw: Any) -> NewMemory:
         cfg = self.settings.store
         created = kw.get("created_at")
@@ -246,7 +233,7 @@ class Memory:
         cfg = self.settings.store
         record, _ = edits.update(
             self.ctx,
-            clean_id(memory_id),
+            self._resolve_id(memory_id),
             text=None if text is None else clean_text(text, max_chars=cfg.max_text_chars),
             area=None if area is None else clean_enum(area, Area, "area"),
             importance=None if importance is None else clean_unit(importance, "importance"),
@@ -257,8 +244,24 @@ class Memory:
 
     def delete(self, memory_id: str, *, reason: str = "") -> MemoryRecord:
         """Soft delete: status archived, logged, still returned by ``get``."""
-        record, _ = edits.soft_delete(self.ctx, clean_id(memory_id), reason=reason)
+        record, _ = edits.soft_delete(self.ctx, self._resolve_id(memory_id), reason=reason)
         return record
+
+    def delete_all(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        reason: str = "",
+    ) -> scopes.DeleteAllResult:
+        """Soft delete of every active memory whose scope has the given ids (None matches
+        any; at least one is required): archived in one transaction, logged as ARCHIVE_ALL
+        entries (one per ``store.delete_all_batch`` memories); ``undo`` of each entry
+        restores its memories. Returns the ids archived and those log ids."""
+        return scopes.delete_all(
+            self.ctx, user_id=user_id, agent_id=agent_id, session_id=session_id, reason=reason
+        )
 
     def forget(
         self,
@@ -277,7 +280,7 @@ class Memory:
         ``dry_run``: the report of what would happen, nothing changed."""
         ids = erase.targets(
             self.ctx,
-            None if memory_id is None else clean_id(memory_id),
+            None if memory_id is None else self._resolve_id(memory_id),
             user_id=user_id,
             agent_id=agent_id,
             session_id=session_id,
@@ -298,7 +301,7 @@ class Memory:
     def feedback(self, memory_id: str, kind: str, context: str | None = None) -> _Ints:
         """Record recall feedback: used | ignored | contradicted | miss. Returns the log ids
         of importance changes it caused (none until the cold start is passed)."""
-        return record_feedback(self.ctx, clean_id(memory_id), kind, context)
+        return record_feedback(self.ctx, self._resolve_id(memory_id), kind, context)
 
     def flush(self, timeout: float | None = None) -> int:
         """Finish pending consolidation work now; returns the jobs finished here. Jobs
@@ -314,71 +317,7 @@ class Memory:
             log.info("flush: %d jobs wait to retry after a transient failure", waiting)
         return handled
 
-    # reading ----------------------------------------------------------------
-    def get(self, memory_id: str) -> MemoryRecord:
-        """Any memory by id, whatever its status."""
-        record = self.store.get_memory(clean_id(memory_id))
-        if record is None:
-            raise NotFound(f"no memory with id {memory_id!r}")
-        return record
-
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        k: int | None = None,
-        area: str | Area | Sequence[str | Area] | None = None,
-        deep: bool = False,
-        mode: SearchMode = "hybrid",
-    ) -> _Hits:
-        """Hybrid (vector + keyword, fused) search in one scope. ``deep`` includes
-        superseded, archived and expired memories."""
-        text = clean_text(query, max_chars=self.settings.store.max_text_chars, what="query")
-        if mode not in ("hybrid", "vector", "keyword"):
-            raise InvalidInput(f"mode must be hybrid, vector or keyword; got {mode!r}")
-        return search(
-            self.ctx,
-            text,
-            self._scope(user_id, agent_id, session_id),
-            k=clean_k(k if k is not None else self.settings.search.default_k),
-            areas=_areas(area),
-            deep=bool(deep),
-            mode=mode,
-        )
-
-    def list(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        status: str | Status | None = Status.ACTIVE,
-        area: str | Area | Sequence[str | Area] | None = None,
-        limit: int | None = 100,
-        offset: int = 0,
-    ) -> _Records:
-        """Memories of one scope (``status=None``: every status), oldest first."""
-        statuses = None if status is None else [clean_enum(status, Status, "status")]
-        return self.store.list_memories(
-            self._scope(user_id, agent_id, session_id),
-            statuses=statuses,
-            areas=_areas(area),
-            limit=limit,
-            offset=offset,
-        )
-
-    def history(self, memory_id: str) -> _Logs:
-        """Every log row that touched this memory, oldest first."""
-        record = self.get(memory_id)
-        return list(reversed(self.store.list_log(limit=1_000_000, memory_id=record.id)))
-
-    def log(self, limit: int = 50) -> _Logs:
-        """The newest log rows first."""
-        return self.store.list_log(limit=clean_k(limit, maximum=1_000_000))
-
+    # reading (the rest: memory_read.ReadMethods) ----------------------------------
     def stats(self) -> JSONDict:
         data = self.store.stats()
         data["mode"] = self.mode.value
@@ -426,10 +365,3 @@ _ADD_KEYS = {
     "embedding",
     "created_at",
 }
-
-
-def _areas(area: str | Area | Sequence[str | Area] | None) -> list[Area] | None:
-    if area is None:
-        return None
-    values = [area] if isinstance(area, str) else list(area)
-    return [clean_enum(a, Area, "area") for a in values]

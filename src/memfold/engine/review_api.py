@@ -8,6 +8,7 @@ from memfold.engine import feedback as feedback_mod
 from memfold.engine import report as report_mod
 from memfold.engine import review
 from memfold.engine.context import Context
+from memfold.engine.ids import resolve_id
 from memfold.engine.review_merge import StepHook
 from memfold.engine.review_scan import ScanResult, scan
 from memfold.errors import InvalidInput
@@ -100,4 +101,7 @@ class Review:
         return report_mod.report(self.ctx, since, fmt)
 
     def feedback(self, memory_id: str, kind: str, context: str | None = None) -> list[int]:
-        return feedback_mod.feedback(self.ctx, memory_id, kind, context)
+        full = resolve_id(
+            self.ctx.store, memory_id, min_chars=self.ctx.settings.store.id_prefix_min_chars
+        )
+        return feedback_mod.feedback(self.ctx, full, kind, context)

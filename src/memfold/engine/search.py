@@ -8,7 +8,17 @@ from typing import Literal
 import numpy as np
 
 from memfold.engine.context import Context
-from memfold.model import Area, Candidate, MemoryRecord, Scope, SearchHit, Status, utcnow
+from memfold.model import (
+    Area,
+    Candidate,
+    MemoryRecord,
+    Scope,
+    SearchHit,
+    Status,
+    Vector,
+    utcnow,
+)
+from memfold.policy.filters import Filter
 from memfold.policy.ranking import newer_first
 from memfold.policy.text import has_update_cue
 
@@ -35,24 +45,46 @@ def search(
     deep: bool,
     mode: SearchMode = "hybrid",
     record_access: bool = True,
+    where: Filter | None = None,
+    threshold: float | None = None,
+    offset: int = 0,
 ) -> list[SearchHit]:
+    """Hits ``offset`` to ``offset + k`` of one scope's ranking for ``query``.
+
+    ``where``: a metadata filter, applied to the candidates of both lists before any
+    top-k cut (exact however few memories it keeps). ``threshold``: hits whose cosine
+    similarity to the query (``SearchHit.vector_score``) is below it are dropped before
+    paging. A page is reordered by newer-first within itself, so pages never overlap.
+    """
     statuses = ALL_STATUSES if deep else (Status.ACTIVE,)
     cfg = ctx.settings.search
-    depth = max(k, cfg.fusion_depth) if mode == "hybrid" else k
+    window = k + offset
+    depth = max(window, cfg.fusion_depth) if mode == "hybrid" else window
+    only: set[str] | None = None
+    if where is not None:
+        only = ctx.store.matching_ids(scope, statuses=statuses, areas=areas, where=where)
+        if not only:
+            return []
+    query_vec = None if mode == "keyword" else ctx.embed_one(query)
     vector_hits: list[tuple[str, float]] = []
     keyword_hits: list[tuple[str, float]] = []
-    if mode in ("hybrid", "vector"):
-        index = ctx.synced_index()
-        vector_hits = index.search(
+    if query_vec is not None:
+        floor = cfg.min_vector_score if mode == "hybrid" else None
+        if threshold is not None:
+            floor = threshold if floor is None else max(floor, threshold)
+        vector_hits = ctx.synced_index().search(
             scope.key(),
-            ctx.embed_one(query),
+            query_vec,
             depth,
             statuses=statuses,
             areas=areas,
-            min_score=cfg.min_vector_score if mode == "hybrid" else None,
+            min_score=floor,
+            only=only,
         )
     if mode in ("hybrid", "keyword"):
-        keyword_hits = ctx.store.keyword_search(scope, query, depth, statuses=statuses, areas=areas)
+        keyword_hits = ctx.store.keyword_search(
+            scope, query, depth, statuses=statuses, areas=areas, where=where
+        )
     vec_score = dict(vector_hits)
     kw_rank = {mid: rank for rank, (mid, _) in enumerate(keyword_hits, start=1)}
     if mode == "vector":
@@ -61,7 +93,12 @@ def search(
         ranked = [(mid, -score) for mid, score in keyword_hits]
     else:
         ranked = rrf_fuse([[m for m, _ in vector_hits], [m for m, _ in keyword_hits]], cfg.rrf_k)
-    top = ranked[:k]
+    if query_vec is not None and threshold is not None:
+        _add_cosines(ctx, vec_score, [mid for mid, _ in ranked], query_vec)
+        ranked = [(mid, s) for mid, s in ranked if vec_score.get(mid, -2.0) >= threshold]
+    top = ranked[offset:window]
+    if query_vec is not None:
+        _add_cosines(ctx, vec_score, [mid for mid, _ in top], query_vec)
     records = ctx.store.get_memories(mid for mid, _ in top)
     hits = [
         SearchHit(records[mid], score, vec_score.get(mid), kw_rank.get(mid))
@@ -75,6 +112,15 @@ def search(
     if record_access and hits:
         ctx.store.record_access([h.memory.id for h in hits], utcnow())
     return hits
+
+
+def _add_cosines(ctx: Context, scores: dict[str, float], ids: Sequence[str], query: Vector) -> None:
+    """The cosine to the query of hits only the keyword list found (from the index)."""
+    for mid in ids:
+        if mid not in scores:
+            vec = ctx.index.vector_of(mid)
+            if vec is not None:
+                scores[mid] = float(vec @ query)
 
 
 def _newer_first(hits: list[SearchHit], update_sim: float, plain_sim: float) -> list[SearchHit]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -154,8 +154,10 @@ class VectorIndex:
         areas: Sequence[Area] | None = None,
         min_score: float | None = None,
         exclude: Iterable[str] = (),
+        only: Collection[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """Top-k (id, cosine) in one scope, best first."""
+        """Top-k (id, cosine) in one scope, best first. ``only``: candidates limited to
+        these ids (a metadata filter's matches), before the top-k cut."""
         with self._lock:
             block = self._blocks.get(scope_key)
             if block is None or block.n == 0 or k <= 0:
@@ -176,6 +178,13 @@ class VectorIndex:
                 where = self._where.get(memory_id)
                 if where is not None and where[0] == scope_key:
                     keep[where[1]] = False
+            if only is not None:
+                allowed = np.zeros(n, dtype=bool)
+                for memory_id in only:
+                    where = self._where.get(memory_id)
+                    if where is not None and where[0] == scope_key:
+                        allowed[where[1]] = True
+                keep &= allowed
             if min_score is not None:
                 keep &= scores >= min_score
             candidates = np.flatnonzero(keep)

@@ -28,6 +28,7 @@ from memfold.model import (
     Status,
     Vector,
 )
+from memfold.policy.filters import Filter
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,10 @@ class Store(Protocol):
         limit: int | None = None,
         offset: int = 0,
         with_embeddings: bool = False,
-    ) -> list[MemoryRecord]: ...
+        where: Filter | None = None,
+    ) -> list[MemoryRecord]:
+        """``where``: a metadata filter (policy/filters.py), applied in the query."""
+        ...
 
     def iter_memories(self, *, batch: int = 1000) -> Iterator[MemoryRecord]: ...
     def count_memories(self, scope: Scope | None = None, status: Status | None = None) -> int: ...
@@ -122,7 +126,37 @@ class Store(Protocol):
         *,
         statuses: Sequence[Status],
         areas: Sequence[Area] | None = None,
+        where: Filter | None = None,
     ) -> list[tuple[str, float]]: ...
+
+    # ids, scopes, filtered candidates
+    def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Up to ``limit`` memory ids (any status) starting with ``prefix``, sorted."""
+        ...
+
+    def scope_counts(
+        self,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[tuple[str, int, int]]:
+        """(scope key, active, total) per scope holding memories; None matches any id."""
+        ...
+
+    def active_ids_in(
+        self, user_id: str | None, agent_id: str | None, session_id: str | None
+    ) -> list[str]:
+        """Active memories whose scope has the given ids (None matches any), oldest first."""
+        ...
+
+    def matching_ids(
+        self,
+        scope: Scope,
+        *,
+        statuses: Sequence[Status],
+        areas: Sequence[Area] | None = None,
+        where: Filter | None = None,
+    ) -> set[str]: ...
 
     # links
     def add_links(self, links: Sequence[Link]) -> None: ...

@@ -22,6 +22,7 @@ from memfold.model import (
     parse_time,
     utcnow,
 )
+from memfold.policy.filters import Filter
 from memfold.store.base import IndexRow, NewLogEntry
 from memfold.store.codec import (
     LOG_COLUMNS,
@@ -33,10 +34,12 @@ from memfold.store.codec import (
     row_to_memory,
 )
 from memfold.store.connection import Connections
+from memfold.store.filter_sql import filter_sql
 from memfold.store.fts import DocFrequencies, match_expression, query_words
 from memfold.store.sqlite_erase import EraseTablesMixin
 from memfold.store.sqlite_jobs import JobsTableMixin
 from memfold.store.sqlite_review import ReviewTablesMixin
+from memfold.store.sqlite_scopes import ScopeQueriesMixin
 from memfold.store.sqlite_usage import UsageTableMixin
 
 
@@ -44,7 +47,9 @@ def _placeholders(n: int) -> str:
     return ",".join("?" * n)
 
 
-class SQLiteStore(JobsTableMixin, ReviewTablesMixin, UsageTableMixin, EraseTablesMixin):
+class SQLiteStore(
+    JobsTableMixin, ReviewTablesMixin, UsageTableMixin, EraseTablesMixin, ScopeQueriesMixin
+):
     def __init__(
         self,
         path: str | Path,
@@ -157,6 +162,7 @@ class SQLiteStore(JobsTableMixin, ReviewTablesMixin, UsageTableMixin, EraseTable
         scope: Scope | None,
         statuses: Sequence[Status] | None,
         areas: Sequence[Area] | None,
+        where: Filter | None = None,
     ) -> tuple[str, list[Any]]:
         clauses: list[str] = []
         params: list[Any] = []
@@ -169,6 +175,10 @@ class SQLiteStore(JobsTableMixin, ReviewTablesMixin, UsageTableMixin, EraseTable
         if areas:
             clauses.append(f"area IN ({_placeholders(len(areas))})")
             params.extend(a.value for a in areas)
+        if where is not None:  # a metadata filter (policy/filters.py)
+            sql, more = filter_sql(where)
+            clauses.append(sql)
+            params.extend(more)
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
     def list_memories(
@@ -180,10 +190,11 @@ class SQLiteStore(JobsTableMixin, ReviewTablesMixin, UsageTableMixin, EraseTable
         limit: int | None = None,
         offset: int = 0,
         with_embeddings: bool = False,
+        where: Filter | None = None,
     ) -> list[MemoryRecord]:
-        where, params = self._filters(scope, statuses, areas)
+        where_sql, params = self._filters(scope, statuses, areas, where)
         cols = MEMORY_COLUMNS if with_embeddings else MEMORY_COLUMNS_NO_VEC
-        sql = f"SELECT {cols} FROM memories{where} ORDER BY rowid LIMIT ? OFFSET ?"
+        sql = f"SELECT {cols} FROM memories{where_sql} ORDER BY rowid LIMIT ? OFFSET ?"
         return [row_to_memory(r) for r in self._q(sql, [*params, limit or -1, offset])]
 
     def iter_memories(self, *, batch: int = 1000) -> Iterator[MemoryRecord]:
@@ -299,6 +310,7 @@ class SQLiteStore(JobsTableMixin, ReviewTablesMixin, UsageTableMixin, EraseTable
         *,
         statuses: Sequence[Status],
         areas: Sequence[Area] | None = None,
+        where: Filter | None = None,
     ) -> list[tuple[str, float]]:
         words = self._doc_freq.prune(
             query_words(query),
@@ -309,10 +321,10 @@ class SQLiteStore(JobsTableMixin, ReviewTablesMixin, UsageTableMixin, EraseTable
         if not words:
             return []
         match = match_expression(words)
-        where, params = self._filters(scope, statuses, areas)
+        where_sql, params = self._filters(scope, statuses, areas, where)
         sql = (
             "SELECT m.id, f.rank FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
-            f"{where.replace(' WHERE ', ' WHERE f.memories_fts MATCH ? AND ', 1)} "
+            f"{where_sql.replace(' WHERE ', ' WHERE f.memories_fts MATCH ? AND ', 1)} "
             "ORDER BY f.rank LIMIT ?"
         )
         return [(r[0], float(r[1])) for r in self._q(sql, [match, *params, k])]
