@@ -228,3 +228,21 @@ def review_status_view(data: dict[str, Any]) -> Group:
     for key, value in rows:
         table.add_row(key, Text(value))
     return Group(table)
+
+
+def scopes_table(scopes: Iterable[Any]) -> Table:
+    """``memfold scopes``: one row per scope (objects with the three ids and counts)."""
+    table = Table(title="scopes")
+    for col in ("user", "agent", "session"):
+        table.add_column(col, overflow="fold", ratio=1)
+    table.add_column("active", justify="right", no_wrap=True)
+    table.add_column("total", justify="right", no_wrap=True)
+    for s in scopes:
+        table.add_row(
+            Text(s.user_id or "-"),
+            Text(s.agent_id or "-"),
+            Text(s.session_id or "-"),
+            str(s.active),
+            str(s.total),
+        )
+    return table

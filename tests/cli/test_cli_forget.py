@@ -36,9 +36,10 @@ def test_forget_yes_erases_one_memory_for_good(cli: Cli, store: dict[str, str]) 
     assert report["erased"] == [store["sam"]] and report["log_id"] is not None
     gone = cli("get", store["sam"], "-p", p)
     assert gone.code == 2 and len(gone.err_lines) == 1
+    assert gone.err_lines[0].startswith(f"error: memory {store['sam']} was erased (")
     assert b"senior] nurse" not in file_bytes(p)
     again = cli("forget", store["sam"], "-p", p, "--yes")
-    assert again.code == 2 and "already erased" in again.err_lines[0]
+    assert again.code == 2 and "was erased" in again.err_lines[0]
     assert cli("get", store["tea"], "-p", p).code == 0  # the rest stays
 
 

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from memfold import render
 from memfold.cli.app import app
-from memfold.cli.common import JsonOpt, PathOpt, open_existing, parse_json_object
+from memfold.cli.common import (
+    AgentOpt,
+    JsonOpt,
+    PathOpt,
+    SessionOpt,
+    UserOpt,
+    open_existing,
+    parse_json_object,
+)
 from memfold.cli.records import MetadataOpt, read_text
 from memfold.errors import InvalidInput
 from memfold.memory import Memory
@@ -57,15 +66,59 @@ def update(
 
 @app.command()
 def delete(
-    memory_id: str,
+    memory_id: Annotated[str | None, typer.Argument(help="One memory (or --all).")] = None,
     path: PathOpt = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Every active memory of --user/--agent/--session.")
+    ] = False,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
     reason: ReasonOpt = "",
     as_json: JsonOpt = False,
 ) -> None:
-    """Soft delete: the memory is archived (hidden from search, kept for undo)."""
+    """Soft delete: archived (hidden from search, kept for undo). One memory, or with
+    --all every active memory of a scope (--user, --agent, --session; unset ids match any)."""
+    scoped = user is not None or agent is not None or session is not None
+    if all_:
+        if memory_id is not None:
+            raise InvalidInput("give a memory id or --all, not both")
+        if not scoped:
+            raise InvalidInput("--all needs --user, --agent or --session")
+        _delete_all(path, user, agent, session, reason, as_json)
+        return
+    if memory_id is None:
+        raise InvalidInput("give a memory id, or --all with --user/--agent/--session")
+    if scoped:
+        raise InvalidInput("--user/--agent/--session go with --all")
     with open_existing(path) as mem:
         record = mem.delete(memory_id, reason=reason)
         _done(mem, "archived", record.id, as_json, {"memory": record.to_dict()})
+
+
+def _delete_all(
+    path: Path | None,
+    user: str | None,
+    agent: str | None,
+    session: str | None,
+    reason: str,
+    as_json: bool,
+) -> None:
+    with open_existing(path) as mem:
+        result = mem.delete_all(user_id=user, agent_id=agent, session_id=session, reason=reason)
+    if as_json:
+        render.print_json(result.to_dict())
+        return
+    given = (("user", user), ("agent", agent), ("session", session))
+    scope = ", ".join(f"{k} {v!r}" for k, v in given if v is not None)
+    if not result.deleted:
+        render.say(f"no active memories of {scope}: nothing archived")
+        return
+    n = len(result.deleted)
+    logs = ", ".join(f"#{i}" for i in result.log_ids)
+    undo = " ".join(f"`memfold undo {i}`" for i in result.log_ids)
+    render.say(f"archived {n} {'memory' if n == 1 else 'memories'} of {scope} (log {logs})")
+    render.say(f"to restore them: {undo}")
 
 
 @app.command()

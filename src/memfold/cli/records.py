@@ -25,6 +25,15 @@ from memfold.cli.common import (
 MetadataOpt = Annotated[
     str | None, typer.Option("--metadata", "-m", help='JSON object, e.g. \'{"topic": "work"}\'.')
 ]
+FilterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--filter",
+        "-f",
+        help='Metadata filter as JSON, e.g. \'{"topic": "work"}\' or '
+        '\'{"priority": {"$gt": 2}}\' (see the README).',
+    ),
+]
 
 
 def read_text(text: str) -> str:
@@ -94,9 +103,15 @@ def search(
     area: Annotated[str | None, typer.Option(help="Only this area.")] = None,
     deep: Annotated[bool, typer.Option(help="Include superseded/archived memories.")] = False,
     mode: Annotated[str, typer.Option(help="hybrid | vector | keyword")] = "hybrid",
+    filter_: FilterOpt = None,
+    threshold: Annotated[
+        float | None, typer.Option(help="Drop hits whose cosine to the query is below this.")
+    ] = None,
+    offset: Annotated[int, typer.Option(help="Skip this many hits (pages of -k).")] = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """Search one scope."""
+    where = parse_json_object(filter_, "--filter")
     with open_existing(path) as mem:
         hits = mem.search(
             query,
@@ -107,6 +122,9 @@ def search(
             area=area,
             deep=deep,
             mode=mode,  # type: ignore[arg-type]  # validated by Memory.search
+            filters=where,
+            threshold=threshold,
+            offset=offset,
         )
         if as_json:
             render.print_json(
@@ -116,8 +134,12 @@ def search(
                 ]
             )
         elif not hits:
-            where = scope_words(mem, user, agent, session)
-            render.say(f"no memories of {where} match {query!r}")
+            scope = scope_words(mem, user, agent, session)
+            bars = [f"the filter {filter_}"] if where is not None else []
+            bars += [f"cosine >= {threshold}"] if threshold is not None else []
+            bars += [f"offset {offset}"] if offset else []
+            also = f" ({', '.join(bars)})" if bars else ""
+            render.say(f"no memories of {scope} match {query!r}{also}")
         else:
             render.console.print(render.hits_table(hits, f"search: {query}"))
 
@@ -145,9 +167,11 @@ def list_(
     area: Annotated[str | None, typer.Option(help="Only this area.")] = None,
     limit: Annotated[int, typer.Option(help="At most this many.", min=1)] = 100,
     offset: Annotated[int, typer.Option(help="Skip this many first.", min=0)] = 0,
+    filter_: FilterOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List the memories of one scope, oldest first."""
+    where = parse_json_object(filter_, "--filter")
     with open_existing(path) as mem:
         records = mem.list(
             user_id=user,
@@ -157,14 +181,16 @@ def list_(
             area=area,
             limit=limit,
             offset=offset,
+            filters=where,
         )
         if as_json:
             render.print_json([r.to_dict() for r in records])
         elif not records:
             what = "memories" if status == "all" else f"{status} memories"
-            where = scope_words(mem, user, agent, session)
             extra = f" in area {area}" if area else ""
-            render.say(f"no {what} for {where}{extra}" + (f" after {offset}" if offset else ""))
+            extra += f" matching {filter_}" if where is not None else ""
+            extra += f" after {offset}" if offset else ""
+            render.say(f"no {what} for {scope_words(mem, user, agent, session)}{extra}")
         else:
             render.console.print(render.memory_table(records))
 
@@ -225,3 +251,25 @@ def stats(path: PathOpt = None, as_json: JsonOpt = False) -> None:
             render.print_json(data)
         else:
             render.console.print(render.dict_table(data, "memfold stats", flat=True))
+
+
+@app.command()
+def scopes(
+    path: PathOpt = None,
+    user: UserOpt = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Every scope that holds memories, with its active and total counts (the ids
+    given narrow it; none given: every scope)."""
+    with open_existing(path) as mem:
+        found = mem.list_scopes(user_id=user, agent_id=agent, session_id=session)
+    if as_json:
+        render.print_json([s.to_dict() for s in found])
+    elif not found:
+        given = [(k, v) for k, v in (("user", user), ("agent", agent), ("session", session)) if v]
+        narrowed = ", ".join(f"{k} {v!r}" for k, v in given)
+        render.say(f"no scope of {narrowed} holds memories" if given else "the store is empty")
+    else:
+        render.console.print(render.scopes_table(found))
