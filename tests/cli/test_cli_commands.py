@@ -71,6 +71,8 @@ JSON_COMMANDS = [
     ("update", "{sam}", "--importance", "0.7"),
     ("delete", "{tea}"),
     ("undo", "1"),
+    ("scopes",),
+    ("delete", "--all", "-u", "ana"),
 ]
 
 
@@ -103,6 +105,9 @@ READ_COMMANDS = [
     ("feedback", "0123456789abcdef", "used"),
     ("undo", "1"),
     ("reembed",),
+    ("scopes",),
+    ("delete", "--all", "-u", "sam"),
+    ("forget", "--user", "sam", "--yes"),
 ]
 
 
