@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> Any:
     except MemfoldError as exc:
         _fail(str(exc))
     except OSError as exc:  # a file or folder the command was given
-        _fail(str(exc))
+        _fail(f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc))
     except Exception as exc:
         # A bad option or argument (click's UsageError; typer may vendor click, so it is
         # recognized by shape): one line too, not click's usage block.

@@ -84,6 +84,7 @@ def progress_bar() -> Progress:
         TimeElapsedColumn(),
         console=render.err_console,
         transient=True,
+        disable=not render.err_console.is_terminal,  # no stray blank line in pipes and logs
     )
 
 
