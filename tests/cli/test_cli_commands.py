@@ -3,6 +3,7 @@ configured consolidation mode, and commands that load no model."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -193,3 +194,13 @@ def test_reading_commands_load_no_model(store: dict[str, str], tmp_path: Path) -
     assert proc.returncode == 0, proc.stderr
     # onnxruntime is imported only when the local embedder is built
     assert proc.stderr.splitlines() == ["before search: False", "after search: True"]
+
+
+def test_text_from_stdin(cli: Cli, store: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    p = store["path"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("Sam's sister Lea lives in Nantes\n"))
+    out = ok_json(cli("add", "-", "-p", p, "-u", "sam", "--consolidate", "off", "--json"))
+    assert out["memory"]["text"] == "Sam's sister Lea lives in Nantes"
+    monkeypatch.setattr("sys.stdin", io.StringIO("Sam's sister Lea lives in Rennes"))
+    out = ok_json(cli("update", out["memory"]["id"], "-", "-p", p, "--json"))
+    assert out["memory"]["text"] == "Sam's sister Lea lives in Rennes"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,6 +30,24 @@ ConsolidateOpt = Annotated[
         "background decides before the command returns, as sync)"
     ),
 ]
+
+MetadataOpt = Annotated[
+    str | None, typer.Option("--metadata", "-m", help='JSON object, e.g. \'{"topic": "work"}\'.')
+]
+FilterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--filter",
+        "-f",
+        help='Metadata filter as JSON, e.g. \'{"topic": "work"}\' or '
+        '\'{"priority": {"$gt": 2}}\' (see the README).',
+    ),
+]
+
+
+def read_text(text: str) -> str:
+    """The text argument; ``-`` reads it from stdin."""
+    return sys.stdin.read() if text == "-" else text
 
 
 def store_path(settings: Settings, path: Path | None) -> Path:

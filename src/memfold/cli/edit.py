@@ -12,13 +12,14 @@ from memfold.cli.app import app
 from memfold.cli.common import (
     AgentOpt,
     JsonOpt,
+    MetadataOpt,
     PathOpt,
     SessionOpt,
     UserOpt,
     open_existing,
     parse_json_object,
+    read_text,
 )
-from memfold.cli.records import MetadataOpt, read_text
 from memfold.errors import InvalidInput
 from memfold.memory import Memory
 

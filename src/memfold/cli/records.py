@@ -1,8 +1,8 @@
-"""Storing, finding and reading memories: add, search, get, list, history, log, stats."""
+"""Storing, finding and reading memories: add, search, get, list, scopes, history, log,
+undo, stats."""
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
@@ -12,33 +12,18 @@ from memfold.cli.app import app
 from memfold.cli.common import (
     AgentOpt,
     ConsolidateOpt,
+    FilterOpt,
     JsonOpt,
+    MetadataOpt,
     PathOpt,
     SessionOpt,
     UserOpt,
     open_existing,
     open_memory,
     parse_json_object,
+    read_text,
     scope_words,
 )
-
-MetadataOpt = Annotated[
-    str | None, typer.Option("--metadata", "-m", help='JSON object, e.g. \'{"topic": "work"}\'.')
-]
-FilterOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--filter",
-        "-f",
-        help='Metadata filter as JSON, e.g. \'{"topic": "work"}\' or '
-        '\'{"priority": {"$gt": 2}}\' (see the README).',
-    ),
-]
-
-
-def read_text(text: str) -> str:
-    """The text argument; ``-`` reads it from stdin."""
-    return sys.stdin.read() if text == "-" else text
 
 
 @app.command()
