@@ -3,7 +3,12 @@
 ``app`` is the Typer app; ``main`` is the console script's entry point.
 """
 
-from memfold.cli import edit, forget, records, review, tools, transfer  # noqa: F401
+from importlib import import_module
+
 from memfold.cli.app import app, main
+
+# Each module registers its commands on ``app``; this order is the order of --help.
+for _module in ("records", "edit", "forget", "transfer", "review", "tools"):
+    import_module(f"memfold.cli.{_module}")
 
 __all__ = ["app", "main"]

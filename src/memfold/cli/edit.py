@@ -78,8 +78,10 @@ def delete(
     reason: ReasonOpt = "",
     as_json: JsonOpt = False,
 ) -> None:
-    """Soft delete: archived (hidden from search, kept for undo). One memory, or with
-    --all every active memory of a scope (--user, --agent, --session; unset ids match any)."""
+    """Soft delete (archived, undoable): one memory, or a scope's with --all.
+
+    With --all: every active memory of --user/--agent/--session (unset ids match any).
+    """
     scoped = user is not None or agent is not None or session is not None
     if all_:
         if memory_id is not None:

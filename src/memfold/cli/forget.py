@@ -68,8 +68,11 @@ def forget(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Erase without asking.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Erase a memory, or every memory of a scope, for good (text, vectors, history).
-    Shows what would go and asks first; --yes skips the question."""
+    """Erase a memory, or every memory of a scope, for good (not undoable).
+
+    Text, vectors and history go. Shows what would go and asks first; --yes skips the
+    question, and without a terminal --yes is required.
+    """
     if memory_id is None and user is None and agent is None and session is None:
         raise InvalidInput("forget needs a memory id or --user/--agent/--session")
     what = _what(memory_id, user, agent, session)

@@ -246,8 +246,10 @@ def scopes(
     session: SessionOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Every scope that holds memories, with its active and total counts (the ids
-    given narrow it; none given: every scope)."""
+    """Every scope that holds memories, with its active and total counts.
+
+    The ids given narrow it (unset ids match any); none given: every scope.
+    """
     with open_existing(path) as mem:
         found = mem.list_scopes(user_id=user, agent_id=agent, session_id=session)
     if as_json:

@@ -19,8 +19,10 @@ def worker(
     path: PathOpt = None,
     once: Annotated[bool, typer.Option(help="Drain pending jobs and exit.")] = False,
 ) -> None:
-    """Consolidate pending saves in this process (a separate worker). A batch that fails
-    is logged and the worker goes on."""
+    """Consolidate pending saves in this process (a separate worker).
+
+    A batch that fails is logged and the worker goes on.
+    """
     from memfold.engine.worker import run_worker
 
     def report(handled: int) -> None:

@@ -32,8 +32,10 @@ def import_(
     skip_bad: Annotated[bool, typer.Option(help="Import the good lines, report bad ones.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Import a JSONL export (creates the store). One bad line imports nothing unless
-    --skip-bad."""
+    """Import a JSONL export (creates the store).
+
+    One bad line imports nothing unless --skip-bad.
+    """
     if not file.is_file():
         raise InvalidInput(f"no such file: {file}")  # checked before a store is created
     with open_memory(path) as mem, progress_bar() as bar:
