@@ -80,7 +80,7 @@ def delete(
 ) -> None:
     """Soft delete (archived, undoable): one memory, or a scope's with --all.
 
-    With --all: every active memory of --user/--agent/--session (unset ids match any).
+    --all: every active memory of --user/--agent/--session (unset ids match any).
     """
     scoped = user is not None or agent is not None or session is not None
     if all_:

@@ -70,8 +70,9 @@ def forget(
 ) -> None:
     """Erase a memory, or every memory of a scope, for good (not undoable).
 
-    Text, vectors and history go. Shows what would go and asks first; --yes skips the
-    question, and without a terminal --yes is required.
+    Text, vectors and history go. It shows what would go and asks first.
+
+    --yes skips the question; without a terminal, --yes is required.
     """
     if memory_id is None and user is None and agent is None and session is None:
         raise InvalidInput("forget needs a memory id or --user/--agent/--session")
