@@ -318,3 +318,23 @@ def test_forget_takes_an_id_prefix(mem_off: Memory) -> None:
     with pytest.raises(NotFound, match="was erased"):
         mem_off.forget(a.id)
     assert [m.text for m in mem_off.list(user_id="w")] == ["Wen's favourite bird is the heron"]
+
+
+def test_undo_through_an_erasure_is_refused_and_changes_nothing(
+    db_path: Path, embedder: LocalEmbedder
+) -> None:
+    with _open(db_path, embedder) as mem:
+        tea = mem.add("Sam likes tea", user_id="u1", embedding=base()).memory
+        edited = mem.update(tea.id, text=TEA)  # log row 1: a manual edit of a survivor-to-be
+        edit_log = mem.history(tea.id)[-1].id
+        cups = mem.add(CUPS, user_id="u1", embedding=_near(mem.get(tea.id), 0.93))
+        assert cups.decision is not None and cups.decision.action is Action.MERGE
+        report = mem.forget(cups.memory.id)
+        assert report.derived and report.restored == [tea.id]
+        before = mem.get(tea.id)
+        assert before.text == edited.text and before.status is Status.ACTIVE
+        for cascade in (False, True):
+            with pytest.raises(UndoRefused, match="touched erased memories"):
+                mem.undo(edit_log, cascade=cascade)
+        now = mem.get(tea.id)  # nothing undone on the way
+        assert (now.text, now.status, now.version) == (before.text, before.status, before.version)
