@@ -250,12 +250,9 @@ class EraseTablesMixin:
 
     def optimize_keyword_index(self) -> None:
         """Merge every FTS5 segment into one: deleted rows' tokens are gone after it."""
-        self._w_fts("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-
-    def _w_fts(self, sql: str) -> None:
         with self._db.transaction() as conn:
             conn.execute("PRAGMA secure_delete=ON")
-            conn.execute(sql)
+            conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
 
     def checkpoint(self, *, wait_s: float) -> bool:
         """Copy the WAL into the file and truncate it to zero bytes. False when a reader
