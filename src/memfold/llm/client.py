@@ -3,7 +3,10 @@
 Every call goes through the same path, in this order: mask secrets, check the
 daily budget and rate windows (fail at once when used up), send with bounded
 retries inside the role's timeout, check the reply for leaked placeholders,
-parse and validate it, record its cost. Each failure is a typed ``LLMError``
+parse and validate it, record its cost. A server that refuses ``response_format:
+json_schema`` (llama.cpp's server answers HTTP 500) is asked again at once with
+``json_object``, then with the schema in the prompt only, and the format that worked is
+remembered for that endpoint. Each failure is a typed ``LLMError``
 carrying the call's usage (``usage_of(exc)``), so callers can SKIP and still
 log what was spent. An ``LLMClient`` must be used from one event loop.
 """
@@ -67,6 +70,32 @@ def _retryable(exc: BaseException) -> bool:
     )
 
 
+# How a reply is held to its schema, strictest first: the server enforces the schema,
+# the server enforces JSON (the schema is in the prompt), or the prompt alone asks for it.
+JSON_SCHEMA, JSON_OBJECT, PROMPT_ONLY = "json_schema", "json_object", "prompt"
+_FORMATS = (JSON_SCHEMA, JSON_OBJECT, PROMPT_ONLY)
+# A server that cannot do a response_format answers one of these statuses with a message
+# that names it (llama.cpp: HTTP 500 "response_format ... Input should be 'text' or
+# 'json_object'"); any other error is an ordinary failure, retried as usual.
+_FORMAT_REFUSALS = frozenset({400, 415, 422, 500, 501})
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "grammar")
+
+
+def _refuses_format(exc: BaseException) -> bool:
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in _FORMAT_REFUSALS:
+        return False
+    said = f"{exc.message} {exc.body}".lower()
+    return any(word in said for word in _FORMAT_WORDS)
+
+
+class _FormatRefused(Exception):
+    """The server answered a status that may mean it cannot do this response_format."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def _json_instruction(schema: type[BaseModel]) -> str:
     return (
         "\n\nReply with one JSON object only, no prose, matching this JSON schema:\n"
@@ -96,6 +125,15 @@ class LLMClient:
         self._limits = RateLimits(list(self._roles.values()))
         self._clients: dict[tuple[str, str | None], AsyncOpenAI] = {}
         self._down: set[str] = set()
+        # Per endpoint: the response format in use, and whether a reply confirmed it.
+        self._formats: dict[str, str] = {}
+        self._confirmed: set[str] = set()
+
+    def response_format(self, task: str = "consolidation") -> str:
+        """The way ``task``'s endpoint is held to the schema now: ``json_schema``,
+        ``json_object`` or ``prompt`` (after a refusal, or ``llm.<role>.json_schema``
+        false)."""
+        return self._format_of(self.role(task))
 
     @property
     def usage_sink(self) -> UsageSink:
@@ -149,12 +187,9 @@ class LLMClient:
             masked = [{"role": m["role"], "content": m["content"]} for m in messages]
         else:
             masked = [{"role": m["role"], "content": session.mask(m["content"])} for m in messages]
-        if not role.settings.json_schema:
-            masked[0] = {
-                **masked[0],
-                "content": masked[0]["content"] + _json_instruction(advertised),
-            }
         estimate = sum(estimate_tokens(m["content"]) for m in masked)
+        if self._format_of(role) != JSON_SCHEMA:
+            estimate += estimate_tokens(_json_instruction(advertised))
         base = CallUsage(task=task, role=role.name, model=role.model)
         started = time.perf_counter()
         try:
@@ -162,7 +197,9 @@ class LLMClient:
             await self._limits.take(role, estimate + role.settings.max_completion_tokens)
         except BudgetExhausted as exc:
             raise self._fail(exc, replace(base, outcome=outcomes.BUDGET), started) from None
-        completion, attempts = await self._send(role, base, masked, advertised, started)
+        completion, attempts = await self._send_in_a_format(
+            role, base, masked, advertised, started
+        )
         used = completion.usage
         usage = replace(
             base,
@@ -186,7 +223,7 @@ class LLMClient:
         self._record(usage, None)
         return LLMResult(value=value, usage=usage, raw=content)
 
-    async def _send(
+    async def _send_in_a_format(
         self,
         role: ResolvedRole,
         base: CallUsage,
@@ -194,33 +231,71 @@ class LLMClient:
         schema: type[BaseModel],
         started: float,
     ) -> tuple[Any, int]:
-        """The HTTP call with retries; every failure mapped to a typed ``LLMError``."""
+        """``_send`` in the endpoint's response format; on a refusal of a format no reply
+        has confirmed yet, the next looser one at once (logged once), remembered."""
+        endpoint = role.endpoint
+        fmt = self._format_of(role)
+        while True:
+            try:
+                completion, attempts = await self._send(
+                    role, base, _with_format(messages, schema, fmt), schema, started, fmt
+                )
+            except _FormatRefused as refused:
+                looser = _FORMATS[_FORMATS.index(fmt) + 1]
+                log.warning(
+                    "%s refused response_format %s (HTTP %d: %s); using %s from now on",
+                    endpoint,
+                    fmt,
+                    refused.status,
+                    refused,
+                    looser,
+                )
+                fmt = self._formats[endpoint] = looser
+                continue
+            self._formats[endpoint] = fmt
+            self._confirmed.add(endpoint)
+            return completion, attempts
+
+    def _format_of(self, role: ResolvedRole) -> str:
+        if not role.settings.json_schema:
+            return PROMPT_ONLY
+        return self._formats.get(role.endpoint, JSON_SCHEMA)
+
+    async def _send(
+        self,
+        role: ResolvedRole,
+        base: CallUsage,
+        messages: list[ChatMessage],
+        schema: type[BaseModel],
+        started: float,
+        fmt: str = PROMPT_ONLY,
+    ) -> tuple[Any, int]:
+        """The HTTP call with retries; every failure mapped to a typed ``LLMError``, or to
+        ``_FormatRefused`` while ``fmt`` is still untried on this endpoint."""
         kwargs: dict[str, Any] = {
             "model": role.model,
             "messages": messages,
             "temperature": role.settings.temperature,
             "max_completion_tokens": role.settings.max_completion_tokens,
         }
-        if role.settings.json_schema:
+        if fmt != PROMPT_ONLY:
             # Sent as extra_body: the SDK would otherwise walk the whole schema through its
             # typed-dict transform on every call (about 2 ms), for a dict that is already JSON.
-            kwargs["extra_body"] = {
-                "response_format": {
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": schema.__name__,
-                        "schema": json_schema_of(schema),
-                        "strict": False,
-                    },
-                }
-            }
+            kwargs["extra_body"] = {"response_format": _response_format(schema, fmt)}
+        # A format no reply has confirmed yet may be what the server refuses: that refusal
+        # is not retried but answered with a looser format.
+        probing = fmt != PROMPT_ONLY and role.endpoint not in self._confirmed
+
+        def retryable(exc: BaseException) -> bool:
+            return _retryable(exc) and not (probing and _refuses_format(exc))
+
         client = self._openai(role)
         attempts = 0
         retrying = AsyncRetrying(
             stop=stop_after_attempt(role.settings.max_retries + 1),
             wait=wait_exponential(multiplier=role.backoff_s, max=role.backoff_max_s)
             + wait_random(0, role.backoff_s),
-            retry=retry_if_exception(_retryable),
+            retry=retry_if_exception(retryable),
             reraise=True,
         )
         timeout_s = role.settings.timeout_s
@@ -246,6 +321,8 @@ class LLMClient:
             self._mark_down(role, str(exc))
             raise self._fail(exc, replace(base, outcome=outcomes.UNAVAILABLE), started) from None
         except openai.APIStatusError as err:
+            if probing and _refuses_format(err):
+                raise _FormatRefused(err.status_code, err.message) from None
             exc = LLMUnavailable(f"{role.endpoint} answered HTTP {err.status_code}: {err.message}")
             raise self._fail(exc, replace(base, outcome=outcomes.UNAVAILABLE), started) from None
         except (openai.APIResponseValidationError, ValueError) as err:
@@ -311,3 +388,27 @@ class LLMClient:
         for client in self._clients.values():
             await client.close()
         self._clients.clear()
+
+
+def _with_format(
+    messages: list[ChatMessage], schema: type[BaseModel], fmt: str
+) -> list[ChatMessage]:
+    """The messages, with the schema spelled out in the first one unless the server
+    enforces it (``json_object`` also needs the word JSON in the prompt)."""
+    if fmt == JSON_SCHEMA:
+        return messages
+    first = {**messages[0], "content": messages[0]["content"] + _json_instruction(schema)}
+    return [first, *messages[1:]]
+
+
+def _response_format(schema: type[BaseModel], fmt: str) -> dict[str, Any]:
+    if fmt == JSON_OBJECT:
+        return {"type": "json_object"}
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": schema.__name__,
+            "schema": json_schema_of(schema),
+            "strict": False,
+        },
+    }
