@@ -197,9 +197,7 @@ class LLMClient:
             await self._limits.take(role, estimate + role.settings.max_completion_tokens)
         except BudgetExhausted as exc:
             raise self._fail(exc, replace(base, outcome=outcomes.BUDGET), started) from None
-        completion, attempts = await self._send_in_a_format(
-            role, base, masked, advertised, started
-        )
+        completion, attempts = await self._send_in_a_format(role, base, masked, advertised, started)
         used = completion.usage
         usage = replace(
             base,
