@@ -14,7 +14,6 @@ log what was spent. An ``LLMClient`` must be used from one event loop.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Iterable, Sequence
@@ -42,8 +41,19 @@ from memfold.errors import (
     SecretLeak,
 )
 from memfold.llm import usage as outcomes
+from memfold.llm.formats import (
+    FORMATS,
+    JSON_SCHEMA,
+    PROMPT_ONLY,
+    ChatMessage,
+    FormatRefused,
+    json_instruction,
+    refuses_format,
+    response_format_body,
+    with_format,
+)
 from memfold.llm.limits import RateLimits, check_daily_budget, estimate_tokens
-from memfold.llm.parsing import json_schema_of, parse_reply
+from memfold.llm.parsing import parse_reply
 from memfold.llm.roles import ResolvedRole, resolve_all, resolve_role
 from memfold.llm.secrets import MaskSession
 from memfold.llm.usage import CallUsage, InMemoryUsageSink, UsageSink, attach_usage
@@ -51,7 +61,6 @@ from memfold.llm.usage import CallUsage, InMemoryUsageSink, UsageSink, attach_us
 log = logging.getLogger("memfold.llm")
 
 T = TypeVar("T", bound=BaseModel)
-ChatMessage = dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,39 +76,6 @@ def _retryable(exc: BaseException) -> bool:
     """429, 5xx and connection errors may pass on a retry; other 4xx will not."""
     return isinstance(
         exc, openai.RateLimitError | openai.InternalServerError | openai.APIConnectionError
-    )
-
-
-# How a reply is held to its schema, strictest first: the server enforces the schema,
-# the server enforces JSON (the schema is in the prompt), or the prompt alone asks for it.
-JSON_SCHEMA, JSON_OBJECT, PROMPT_ONLY = "json_schema", "json_object", "prompt"
-_FORMATS = (JSON_SCHEMA, JSON_OBJECT, PROMPT_ONLY)
-# A server that cannot do a response_format answers one of these statuses with a message
-# that names it (llama.cpp: HTTP 500 "response_format ... Input should be 'text' or
-# 'json_object'"); any other error is an ordinary failure, retried as usual.
-_FORMAT_REFUSALS = frozenset({400, 415, 422, 500, 501})
-_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "grammar")
-
-
-def _refuses_format(exc: BaseException) -> bool:
-    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in _FORMAT_REFUSALS:
-        return False
-    said = f"{exc.message} {exc.body}".lower()
-    return any(word in said for word in _FORMAT_WORDS)
-
-
-class _FormatRefused(Exception):
-    """The server answered a status that may mean it cannot do this response_format."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _json_instruction(schema: type[BaseModel]) -> str:
-    return (
-        "\n\nReply with one JSON object only, no prose, matching this JSON schema:\n"
-        + json.dumps(json_schema_of(schema), separators=(",", ":"))
     )
 
 
@@ -189,7 +165,7 @@ class LLMClient:
             masked = [{"role": m["role"], "content": session.mask(m["content"])} for m in messages]
         estimate = sum(estimate_tokens(m["content"]) for m in masked)
         if self._format_of(role) != JSON_SCHEMA:
-            estimate += estimate_tokens(_json_instruction(advertised))
+            estimate += estimate_tokens(json_instruction(advertised))
         base = CallUsage(task=task, role=role.name, model=role.model)
         started = time.perf_counter()
         try:
@@ -236,10 +212,10 @@ class LLMClient:
         while True:
             try:
                 completion, attempts = await self._send(
-                    role, base, _with_format(messages, schema, fmt), schema, started, fmt
+                    role, base, with_format(messages, schema, fmt), schema, started, fmt
                 )
-            except _FormatRefused as refused:
-                looser = _FORMATS[_FORMATS.index(fmt) + 1]
+            except FormatRefused as refused:
+                looser = FORMATS[FORMATS.index(fmt) + 1]
                 log.warning(
                     "%s refused response_format %s (HTTP %d: %s); using %s from now on",
                     endpoint,
@@ -269,7 +245,7 @@ class LLMClient:
         fmt: str = PROMPT_ONLY,
     ) -> tuple[Any, int]:
         """The HTTP call with retries; every failure mapped to a typed ``LLMError``, or to
-        ``_FormatRefused`` while ``fmt`` is still untried on this endpoint."""
+        ``FormatRefused`` while ``fmt`` is still untried on this endpoint."""
         kwargs: dict[str, Any] = {
             "model": role.model,
             "messages": messages,
@@ -279,13 +255,13 @@ class LLMClient:
         if fmt != PROMPT_ONLY:
             # Sent as extra_body: the SDK would otherwise walk the whole schema through its
             # typed-dict transform on every call (about 2 ms), for a dict that is already JSON.
-            kwargs["extra_body"] = {"response_format": _response_format(schema, fmt)}
+            kwargs["extra_body"] = {"response_format": response_format_body(schema, fmt)}
         # A format no reply has confirmed yet may be what the server refuses: that refusal
         # is not retried but answered with a looser format.
         probing = fmt != PROMPT_ONLY and role.endpoint not in self._confirmed
 
         def retryable(exc: BaseException) -> bool:
-            return _retryable(exc) and not (probing and _refuses_format(exc))
+            return _retryable(exc) and not (probing and refuses_format(exc))
 
         client = self._openai(role)
         attempts = 0
@@ -319,8 +295,8 @@ class LLMClient:
             self._mark_down(role, str(exc))
             raise self._fail(exc, replace(base, outcome=outcomes.UNAVAILABLE), started) from None
         except openai.APIStatusError as err:
-            if probing and _refuses_format(err):
-                raise _FormatRefused(err.status_code, err.message) from None
+            if probing and refuses_format(err):
+                raise FormatRefused(err.status_code, err.message) from None
             exc = LLMUnavailable(f"{role.endpoint} answered HTTP {err.status_code}: {err.message}")
             raise self._fail(exc, replace(base, outcome=outcomes.UNAVAILABLE), started) from None
         except (openai.APIResponseValidationError, ValueError) as err:
@@ -386,27 +362,3 @@ class LLMClient:
         for client in self._clients.values():
             await client.close()
         self._clients.clear()
-
-
-def _with_format(
-    messages: list[ChatMessage], schema: type[BaseModel], fmt: str
-) -> list[ChatMessage]:
-    """The messages, with the schema spelled out in the first one unless the server
-    enforces it (``json_object`` also needs the word JSON in the prompt)."""
-    if fmt == JSON_SCHEMA:
-        return messages
-    first = {**messages[0], "content": messages[0]["content"] + _json_instruction(schema)}
-    return [first, *messages[1:]]
-
-
-def _response_format(schema: type[BaseModel], fmt: str) -> dict[str, Any]:
-    if fmt == JSON_OBJECT:
-        return {"type": "json_object"}
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": schema.__name__,
-            "schema": json_schema_of(schema),
-            "strict": False,
-        },
-    }
