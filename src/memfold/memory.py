@@ -187,9 +187,11 @@ class Memory(ReadMethods):
         items: Iterable[Mapping[str, Any]],
         *,
         embeddings: Sequence[Sequence[float]] | np.ndarray | None = None,
+        consolidate: bool = True,
     ) -> _Results:
         """Store many memories in one transaction. Each item takes ``add``'s keywords
-        (``text`` required); ``embeddings`` optionally gives precomputed vectors."""
+        (``text`` required); ``embeddings`` optionally gives precomputed vectors;
+        ``consolidate=False`` stores them unjudged whatever the mode (keyed items)."""
         batch: list[NewMemory] = []
         for n, raw in enumerate(items):
             if not isinstance(raw, Mapping):
@@ -208,14 +210,14 @@ class Memory(ReadMethods):
             for item, vec in zip(batch, embeddings, strict=True):
                 item.embedding = vec  # checked in build_records
         records = build_records(self.ctx, batch)
-        enqueue = self.mode is not ConsolidateMode.OFF
+        enqueue = consolidate and self.mode is not ConsolidateMode.OFF
         job_ids = store_records(self.ctx, records, enqueue=enqueue)
         results = [
             AddResult(r, job_id=job_ids[i] if job_ids else None) for i, r in enumerate(records)
         ]
-        if self.mode is ConsolidateMode.SYNC:
+        if enqueue and self.mode is ConsolidateMode.SYNC:
             self.flush()
-        elif self._worker is not None:
+        elif enqueue and self._worker is not None:
             self._worker.notify()
         return results
 

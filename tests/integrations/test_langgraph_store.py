@@ -1,0 +1,157 @@
+"""MemfoldStore against LangGraph's BaseStore semantics. The semantic tests run on
+LangGraph's own InMemoryStore too, as the reference: both must give the same answers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
+
+from memfold.embed.local import LocalEmbedder
+from memfold.errors import InvalidInput
+from memfold.integrations.langgraph import MemfoldStore
+from memfold.memory import Memory
+from memfold.model import Status
+
+
+@pytest.fixture
+def memfold_store(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[MemfoldStore]:
+    # consolidation on: puts must still keep every key addressable
+    with Memory(tmp_path / "lg.db", embedder=embedder, consolidate="sync") as mem:
+        yield MemfoldStore(mem)
+
+
+@pytest.fixture(params=["memfold", "reference"])
+def store(
+    request: pytest.FixtureRequest, tmp_path: Path, embedder: LocalEmbedder
+) -> Iterator[BaseStore]:
+    if request.param == "reference":
+        yield InMemoryStore()
+        return
+    with Memory(tmp_path / "lg.db", embedder=embedder, consolidate="sync") as mem:
+        yield MemfoldStore(mem)
+
+
+def test_put_get_overwrite_and_delete(store: BaseStore) -> None:
+    ns = ("users", "alice")
+    store.put(ns, "food", {"text": "Alice is vegetarian", "kind": "diet"})
+    item = store.get(ns, "food")
+    assert item is not None and item.value == {"text": "Alice is vegetarian", "kind": "diet"}
+    assert item.key == "food" and item.namespace == ns
+    created = item.created_at
+    store.put(ns, "food", {"text": "Alice is vegan", "kind": "diet"})
+    again = store.get(ns, "food")
+    assert again is not None and again.value["text"] == "Alice is vegan"
+    assert again.updated_at >= created
+    store.put(ns, "food", {"text": "Alice eats fish"})  # a key dropped from the value
+    third = store.get(ns, "food")
+    assert third is not None and third.value == {"text": "Alice eats fish"}
+    assert store.get(("users", "bob"), "food") is None
+    store.delete(ns, "food")
+    assert store.get(ns, "food") is None
+    assert store.search(ns) == []
+
+
+def test_same_fact_under_two_keys_stays_two_items(store: BaseStore) -> None:
+    ns = ("users", "alice")
+    store.put(ns, "a", {"text": "Alice lives in Lyon"})
+    store.put(ns, "b", {"text": "Alice lives in Lyon"})  # a duplicate, consolidation on
+    assert store.get(ns, "a") is not None and store.get(ns, "b") is not None
+    assert sorted(i.key for i in store.search(ns)) == ["a", "b"]
+
+
+def test_search_by_prefix_filter_limit_and_offset(store: BaseStore) -> None:
+    for n in range(6):
+        ns = ("docs", "team-a" if n % 2 else "team-b")
+        store.put(ns, f"k{n}", {"text": f"report number {n}", "n": n, "tag": {"lang": "en"}})
+    store.put(("other",), "x", {"text": "unrelated", "n": 1})
+    everything = store.search(("docs",), limit=10)
+    assert len(everything) == 6
+    assert {i.key for i in store.search(("docs", "team-a"))} == {"k1", "k3", "k5"}
+    assert {i.key for i in store.search((), filter={"n": 1})} == {"k1", "x"}
+    big = store.search(("docs",), filter={"n": {"$gte": 3}})
+    assert {i.key for i in big} == {"k3", "k4", "k5"}
+    assert {i.key for i in store.search(("docs",), filter={"n": {"$ne": 0}})} == {
+        "k1",
+        "k2",
+        "k3",
+        "k4",
+        "k5",
+    }
+    assert len(store.search(("docs",), filter={"tag": {"lang": "en"}})) == 6  # nested match
+    assert store.search(("docs",), filter={"tag": {"lang": "fr"}}) == []
+    first = store.search(("docs",), limit=4)
+    second = store.search(("docs",), limit=4, offset=4)
+    assert len(first) == 4 and len(second) == 2
+    assert not {i.key for i in first} & {i.key for i in second}
+
+
+def test_list_namespaces_prefix_suffix_wildcards_depth(store: BaseStore) -> None:
+    for ns in [("a", "b", "c"), ("a", "b", "d"), ("a", "x", "c"), ("z", "b")]:
+        store.put(ns, "k", {"text": "t"})
+    assert store.list_namespaces() == [
+        ("a", "b", "c"),
+        ("a", "b", "d"),
+        ("a", "x", "c"),
+        ("z", "b"),
+    ]
+    assert store.list_namespaces(prefix=("a", "b")) == [("a", "b", "c"), ("a", "b", "d")]
+    assert store.list_namespaces(suffix=("c",)) == [("a", "b", "c"), ("a", "x", "c")]
+    assert store.list_namespaces(prefix=("a", "*", "c")) == [("a", "b", "c"), ("a", "x", "c")]
+    assert store.list_namespaces(max_depth=2) == [("a", "b"), ("a", "x"), ("z", "b")]
+    assert store.list_namespaces(limit=2, offset=1) == [("a", "b", "d"), ("a", "x", "c")]
+    store.delete(("z", "b"), "k")
+    assert ("z", "b") in store.list_namespaces()  # a namespace, once used, stays listed
+
+
+async def test_async_twins(store: BaseStore) -> None:
+    ns = ("users", "carol")
+    await store.aput(ns, "pet", {"text": "Carol has a cat named Mango"})
+    item = await store.aget(ns, "pet")
+    assert item is not None and item.value["text"].endswith("Mango")
+    assert [i.key for i in await store.asearch(("users",))] == ["pet"]
+    assert await store.alist_namespaces(prefix=("users",)) == [ns]
+    await store.adelete(ns, "pet")
+    assert await store.aget(ns, "pet") is None
+
+
+def test_query_search_ranks_by_meaning_with_cosine_scores(memfold_store: MemfoldStore) -> None:
+    ns = ("users", "dana")
+    memfold_store.put(ns, "diet", {"text": "Dana is allergic to peanuts"})
+    memfold_store.put(ns, "car", {"text": "Dana drives a blue Volvo"})
+    memfold_store.put(("users", "eve"), "diet", {"text": "Eve is allergic to shellfish"})
+    hits = memfold_store.search(("users", "dana"), query="what food allergy does Dana have?")
+    assert hits[0].key == "diet"
+    assert all(h.score is not None and -1.0 <= h.score <= 1.0 for h in hits)
+    assert {h.namespace for h in hits} == {ns}
+    both = memfold_store.search(("users",), query="peanut or shellfish allergy", limit=2)
+    assert {h.namespace for h in both} == {("users", "dana"), ("users", "eve")}
+
+
+def test_items_are_memories_with_history_and_undo(memfold_store: MemfoldStore) -> None:
+    mem = memfold_store.memory
+    ns = ("users", "alice")
+    memfold_store.put(ns, "city", {"text": "Alice lives in Lyon"})
+    memfold_store.put(ns, "city", {"text": "Alice lives in Berlin"})
+    record = mem.list(user_id="users/alice", agent_id="langgraph")[0]
+    assert record.text == "Alice lives in Berlin" and record.version == 2
+    memfold_store.delete(ns, "city")
+    assert mem.get(record.id).status is Status.ARCHIVED  # soft: undoable
+    undo_id = mem.history(record.id)[-1].id
+    mem.undo(undo_id)
+    item = memfold_store.get(ns, "city")
+    assert item is not None and item.value["text"] == "Alice lives in Berlin"
+
+
+def test_bad_input_is_refused_and_changes_nothing(memfold_store: MemfoldStore) -> None:
+    ns = ("users", "alice")
+    with pytest.raises(InvalidInput, match="reserved"):
+        memfold_store.put(ns, "k", {"_lg_key": "x", "text": "t"})
+    with pytest.raises(InvalidInput, match="holds '/'"):
+        memfold_store.put(("a/b",), "k", {"text": "t"})
+    with pytest.raises(InvalidInput, match="operator"):
+        memfold_store.search(ns, filter={"n": {"$regex": "x"}})
+    assert memfold_store.search(()) == [] and memfold_store.list_namespaces() == []
