@@ -40,6 +40,9 @@ class Reply:
     delay_s: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    # Function calls the assistant makes: (name, arguments as a dict), answered as
+    # OpenAI ``tool_calls`` with ``finish_reason: "tool_calls"``.
+    tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
 
     @property
     def text(self) -> str:
@@ -117,18 +120,24 @@ def chat_completion(body: dict[str, Any], reply: Reply, *, finish_reason: str = 
     c_tokens = (
         reply.completion_tokens if reply.completion_tokens is not None else count_tokens(text)
     )
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if reply.tool_calls:
+        message["content"] = text or None
+        message["tool_calls"] = [
+            {
+                "id": f"call_{n}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            for n, (name, arguments) in enumerate(reply.tool_calls)
+        ]
+        finish_reason = "tool_calls"
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", "fake-model"),
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": finish_reason,
-            }
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
         "usage": {
             "prompt_tokens": p_tokens,
             "completion_tokens": c_tokens,
