@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from memfold.config import ReviewSettings
-from memfold.engine.review_scan import find_pairs
+from memfold.engine.review.scan import find_pairs
 from memfold.store.sqlite import SQLiteStore
 
 

@@ -10,9 +10,9 @@ import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
-from memfold.engine.review_api import Review
-from memfold.engine.review_merge import StepHook
-from memfold.engine.review_scan import ScanResult
+from memfold.engine.review.api import Review
+from memfold.engine.review.merge import StepHook
+from memfold.engine.review.scan import ScanResult
 from memfold.model import JSONDict, ReviewRun, Scope
 
 

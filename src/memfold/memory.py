@@ -18,7 +18,7 @@ from memfold.engine.context import Context
 from memfold.engine.feedback import feedback as record_feedback
 from memfold.engine.ingest import NewMemory, build_records, store_claimed, store_records
 from memfold.engine.lease import current_owner, reclaim_dead
-from memfold.engine.review_api import Review
+from memfold.engine.review.api import Review
 from memfold.engine.undo import undo as undo_change
 from memfold.engine.worker import BackgroundWorker, decide_now, drain
 from memfold.errors import InvalidInput

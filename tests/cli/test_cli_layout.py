@@ -10,7 +10,7 @@ import pytest
 from cli.support import Cli, Result
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
-from memfold.engine.review import BREAKER_KEY
+from memfold.engine.review.runs import BREAKER_KEY
 
 
 def fits(result: Result, width: int = 80) -> list[str]:

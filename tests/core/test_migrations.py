@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memfold.store.schema import LATEST_VERSION, MIGRATIONS
 from memfold.store.sqlite import SQLiteStore
+from memfold.store.sqlite.schema import LATEST_VERSION, MIGRATIONS
 
 
 def _schema(path: Path) -> list[tuple[str, str]]:

@@ -10,7 +10,7 @@ import pytest
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
 from memfold.errors import ConfigError, InvalidInput
-from memfold.store.connection import SQLITE_HEADER
+from memfold.store.sqlite.connection import SQLITE_HEADER
 
 
 def files_under(folder: Path) -> dict[str, bytes]:

@@ -16,7 +16,7 @@ import pytest
 from memfold import ImportFormatError, InvalidInput, Memory
 from memfold.cli import main
 from memfold.embed.local import LocalEmbedder
-from memfold.store.connection import SQLITE_HEADER
+from memfold.store.sqlite.connection import SQLITE_HEADER
 
 
 def files(folder: Path) -> dict[str, bytes]:

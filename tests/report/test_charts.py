@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from memfold.engine.report_charts import (
+from memfold.engine.review.report_charts import (
     FRAME,
     label_stride,
     merges_chart,

@@ -8,7 +8,7 @@ from typing import Any
 
 from memfold import Memory
 from memfold.config import ReviewSettings, Settings
-from memfold.engine.review_api import Review
+from memfold.engine.review.api import Review
 from memfold.judge.base import PairInput, PairVerdict, SaveItem, TextResult
 from memfold.model import Action, Decision, MemoryRecord, PairLabel, utcnow
 

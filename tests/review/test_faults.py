@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from memfold import Memory, Status
-from memfold.engine.review_merge import MERGE_STEPS
+from memfold.engine.review.merge import MERGE_STEPS
 from review.support import ScriptedJudge, fill_pairs, review_of
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memfold import Memory
-from memfold.engine.review_scan import find_pairs, scan
+from memfold.engine.review.scan import find_pairs, scan
 from memfold.model import Scope
 
 

@@ -32,7 +32,7 @@ from memfold.policy.validate import (
     clean_text,
     clean_unit,
 )
-from memfold.store.connection import SQLITE_HEADER
+from memfold.store.sqlite.connection import SQLITE_HEADER
 
 # Files SQLite keeps beside a database: writing over one corrupts the store.
 _SIDE_FILES = ("-wal", "-shm", "-journal")

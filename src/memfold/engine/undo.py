@@ -5,7 +5,7 @@ from __future__ import annotations
 from memfold.engine.changes import ChangeSet, commit
 from memfold.engine.context import Context
 from memfold.engine.erase import refuse_if_erased
-from memfold.engine.review_merge import requeue_after_undo
+from memfold.engine.review.merge import requeue_after_undo
 from memfold.engine.snapshot import link_from_snapshot, memory_from_snapshot
 from memfold.errors import NotFound, UndoRefused
 from memfold.model import Link, LogEntry

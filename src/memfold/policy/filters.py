@@ -19,7 +19,7 @@ is "not equal" to anything.
 
 ``parse`` turns a dict into an immutable tree (``Cond``/``AllOf``/``AnyOf``) or raises
 one InvalidInput naming the offending part; ``matches`` evaluates a tree against a
-metadata dict. ``store/filter_sql.py`` compiles the same tree to SQL with the same
+metadata dict. ``store/sqlite/filter_sql.py`` compiles the same tree to SQL with the same
 meaning (tests check that both agree).
 """
 

@@ -1,6 +1,6 @@
 """SQLite side of erasure (``Memory.forget``): rows removed, log rows scrubbed, space zeroed.
 
-Every connection runs with ``PRAGMA secure_delete=ON`` (store/connection.py), so
+Every connection runs with ``PRAGMA secure_delete=ON`` (store/sqlite/connection.py), so
 deleted cells and freed pages are overwritten with zeros. What else keeps bytes:
 
 - ``memories_fts`` is an external-content FTS5 table: its text lives in ``memories``,
@@ -24,7 +24,7 @@ from typing import Any
 
 from memfold.model import JSONDict, LogEntry, MemoryRecord, Scope, parse_time, utcnow
 from memfold.store.codec import LOG_COLUMNS, MEMORY_COLUMNS_NO_VEC, row_to_log, row_to_memory
-from memfold.store.connection import Connections
+from memfold.store.sqlite.connection import Connections
 
 _CHUNK = 500
 # Free-text columns of rows not tied to one memory: an error message or a reason may

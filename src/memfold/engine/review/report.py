@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 import jinja2
 
 from memfold.engine.context import Context
-from memfold.engine.report_charts import merges_chart, p90_chart
-from memfold.engine.review import breaker_state, parse_since
+from memfold.engine.review.report_charts import merges_chart, p90_chart
+from memfold.engine.review.runs import breaker_state, parse_since
 from memfold.errors import InvalidInput
 from memfold.model import JSONDict, utcnow
 from memfold.policy.review import past_cold_start

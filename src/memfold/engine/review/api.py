@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from memfold.engine import feedback as feedback_mod
-from memfold.engine import report as report_mod
-from memfold.engine import review
 from memfold.engine.context import Context
 from memfold.engine.ids import resolve_id
-from memfold.engine.review_merge import StepHook
-from memfold.engine.review_scan import ScanResult, scan
+from memfold.engine.review import report as report_mod
+from memfold.engine.review import runs as review
+from memfold.engine.review.merge import StepHook
+from memfold.engine.review.scan import ScanResult, scan
 from memfold.errors import InvalidInput
 from memfold.judge.base import Judge
 from memfold.model import JSONDict, ReviewRun, Scope

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memfold.errors import InvalidInput
-from memfold.store.schema import LATEST_VERSION, MIGRATIONS
+from memfold.store.sqlite.schema import LATEST_VERSION, MIGRATIONS
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

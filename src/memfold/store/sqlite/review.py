@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from memfold.model import JSONDict, PairLabel, QueueItem, ReviewRun, parse_time, utcnow
-from memfold.store.connection import Connections
+from memfold.store.sqlite.connection import Connections
 
 # Queue statuses. pending: waiting for a label; classified: labelled, waiting for the
 # gate; processed: applied (merged, superseded, linked); review: a contradiction, linked

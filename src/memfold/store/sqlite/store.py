@@ -33,14 +33,14 @@ from memfold.store.codec import (
     row_to_log,
     row_to_memory,
 )
-from memfold.store.connection import Connections
-from memfold.store.filter_sql import filter_sql
-from memfold.store.fts import DocFrequencies, match_expression, query_words
-from memfold.store.sqlite_erase import EraseTablesMixin
-from memfold.store.sqlite_jobs import JobsTableMixin
-from memfold.store.sqlite_review import ReviewTablesMixin
-from memfold.store.sqlite_scopes import ScopeQueriesMixin
-from memfold.store.sqlite_usage import UsageTableMixin
+from memfold.store.sqlite.connection import Connections
+from memfold.store.sqlite.erase import EraseTablesMixin
+from memfold.store.sqlite.filter_sql import filter_sql
+from memfold.store.sqlite.fts import DocFrequencies, match_expression, query_words
+from memfold.store.sqlite.jobs import JobsTableMixin
+from memfold.store.sqlite.review import ReviewTablesMixin
+from memfold.store.sqlite.scopes import ScopeQueriesMixin
+from memfold.store.sqlite.usage import UsageTableMixin
 
 
 def _placeholders(n: int) -> str:

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from memfold.engine.changes import ChangeSet, commit, link
 from memfold.engine.context import Context
-from memfold.engine.review_classify import ordered, stale_reason
+from memfold.engine.review.classify import ordered, stale_reason
 from memfold.errors import ConflictError
 from memfold.judge.base import Judge, TextResult
 from memfold.model import (

@@ -14,8 +14,8 @@ from functools import partial
 
 from memfold.engine.context import Context
 from memfold.engine.feedback import sweep as feedback_sweep
-from memfold.engine.review_classify import RunStats, classify_pending, ordered
-from memfold.engine.review_merge import (
+from memfold.engine.review.classify import RunStats, classify_pending, ordered
+from memfold.engine.review.merge import (
     StepHook,
     link_pair,
     merge_pair,
@@ -24,7 +24,7 @@ from memfold.engine.review_merge import (
     supersede_pair,
     unlink_pair,
 )
-from memfold.engine.review_scan import scan
+from memfold.engine.review.scan import scan
 from memfold.errors import ConflictError, InvalidInput, NotFound
 from memfold.judge.base import Judge
 from memfold.model import JSONDict, LinkKind, PairLabel, QueueItem, ReviewRun, Scope, Status, utcnow
