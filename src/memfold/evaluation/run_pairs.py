@@ -2,8 +2,9 @@
 
 One SQLite file holds every pair of a data set; a distinct user_id per pair keeps
 scopes apart (consolidation never crosses scopes). The existing memories go in
-with ``add_many(embeddings=...)``; each new one goes through ``add`` in sync mode,
-so the decision read is the one the on-save path applied, after the guards.
+unjudged with ``add_many(embeddings=..., consolidate=False)``; each new one goes
+through ``add`` in sync mode, so the decision read is the one the on-save path applied,
+after the guards.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def run_pair_dataset(env: EvalEnv, dataset: str) -> JSONDict:
                 for p, s in zip(pairs, scopes, strict=True)
             ],
             embeddings=vec_a.tolist(),
+            consolidate=False,
         )
         task = env.task(f"pairs {dataset}", len(pairs))
         for i, pair in enumerate(pairs):

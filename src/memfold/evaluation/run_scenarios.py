@@ -1,9 +1,10 @@
 """Consolidation scenarios: hand-written (existing memories, new memory) cases with a kind.
 
 Each scenario gets a scope of its own. Its ``existing`` memories go in first, without
-consolidation (``add_many``); the ``new`` one goes through ``add`` in sync mode, so what
-is read afterwards is what the on-save path applied, after every guard. The outcome is
-read from the stored state, not from the decision: what a user would find.
+consolidation (``add_many(consolidate=False)``); the ``new`` one goes through ``add``
+in sync mode, so what is read afterwards is what the on-save path applied, after every
+guard. The outcome is read from the stored state, not from the decision: what a user
+would find.
 
 Per kind (see ``bench-data/scenarios/README.md``):
 
@@ -81,7 +82,9 @@ def run_scenarios(env: EvalEnv) -> JSONDict:
 
 
 def _run_one(mem: Memory, scenario: Scenario, scope: str) -> JSONDict:
-    stored = mem.add_many([{"text": t, "user_id": scope} for t in scenario.existing])
+    stored = mem.add_many(
+        [{"text": t, "user_id": scope} for t in scenario.existing], consolidate=False
+    )
     result = mem.add(scenario.new, user_id=scope)
     related, *distractors = [r.memory for r in stored]
     decision = result.decision
