@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from langgraph.store.base import BaseStore
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 
 from memfold.embed.local import LocalEmbedder
@@ -89,6 +92,39 @@ def test_search_by_prefix_filter_limit_and_offset(store: BaseStore) -> None:
     assert not {i.key for i in first} & {i.key for i in second}
 
 
+def test_list_values_and_operators_checked_after_the_query(store: BaseStore) -> None:
+    ns = ("docs",)
+    store.put(ns, "a", {"text": "alpha", "tags": ["x", "y"], "n": 2, "meta": {"v": 1}})
+    store.put(ns, "b", {"text": "beta", "tags": ["y"], "n": 5, "meta": {"v": 2}})
+    assert [i.key for i in store.search(ns, filter={"tags": ["x", "y"]})] == ["a"]
+    assert [i.key for i in store.search(ns, filter={"tags": {"$eq": ["y"]}})] == ["b"]
+    assert [i.key for i in store.search(ns, filter={"tags": {"$ne": ["y"]}})] == ["a"]
+    assert store.search(ns, filter={"tags": ["y", "x"]}) == []  # lists match in order
+    both = {"meta": {"v": 2}, "n": {"$gt": 3, "$lte": 5}}
+    assert [i.key for i in store.search(ns, query="beta", filter=both)] == ["b"]
+    assert store.search(ns, query="beta", limit=0) == [] and store.search(ns, limit=0) == []
+
+
+def test_a_batch_reads_the_store_as_it_was_then_applies_its_puts(store: BaseStore) -> None:
+    ns = ("b",)
+    store.put(ns, "k", {"text": "old"})
+    results = store.batch(
+        [
+            PutOp(ns, "k", {"text": "first"}),
+            GetOp(ns, "k"),
+            PutOp(ns, "new", {"text": "new one"}),
+            SearchOp(ns),
+            PutOp(ns, "k", {"text": "last"}),
+        ]
+    )
+    got, listed = results[1], results[3]
+    assert isinstance(got, Item) and got.value == {"text": "old"}
+    assert isinstance(listed, list) and [i.key for i in listed if isinstance(i, Item)] == ["k"]
+    item = store.get(ns, "k")
+    assert item is not None and item.value == {"text": "last"}
+    assert store.get(ns, "new") is not None
+
+
 def test_list_namespaces_prefix_suffix_wildcards_depth(store: BaseStore) -> None:
     for ns in [("a", "b", "c"), ("a", "b", "d"), ("a", "x", "c"), ("z", "b")]:
         store.put(ns, "k", {"text": "t"})
@@ -127,8 +163,31 @@ def test_query_search_ranks_by_meaning_with_cosine_scores(memfold_store: Memfold
     assert hits[0].key == "diet"
     assert all(h.score is not None and -1.0 <= h.score <= 1.0 for h in hits)
     assert {h.namespace for h in hits} == {ns}
+    own = memfold_store.memory.search(
+        "what food allergy does Dana have?", user_id="users/dana", agent_id="langgraph"
+    )
+    assert [h.key for h in hits] == [h.memory.metadata["_lg_key"] for h in own]  # its ranking
     both = memfold_store.search(("users",), query="peanut or shellfish allergy", limit=2)
     assert {h.namespace for h in both} == {("users", "dana"), ("users", "eve")}
+
+
+def test_index_paths_choose_the_text_that_is_searched(memfold_store: MemfoldStore) -> None:
+    ns = ("trips",)
+    value = {"title": "Weekend in Paris", "notes": {"food": "croissants"}, "text": "ignored"}
+    memfold_store.put(ns, "t", value, index=["title", "notes.food"])
+    memfold_store.put(ns, "u", {"text": "plain text field"})
+    memfold_store.put(ns, "v", {"text": "kept as is"}, index=False)
+    texts = {
+        r.metadata["_lg_key"]: r.text
+        for r in memfold_store.memory.list(user_id="trips", agent_id="langgraph")
+    }
+    assert texts == {
+        "t": "Weekend in Paris\ncroissants",
+        "u": "plain text field",
+        "v": "kept as is",
+    }
+    item = memfold_store.get(ns, "t")
+    assert item is not None and item.value == value  # the value is untouched
 
 
 def test_items_are_memories_with_history_and_undo(memfold_store: MemfoldStore) -> None:
@@ -154,4 +213,38 @@ def test_bad_input_is_refused_and_changes_nothing(memfold_store: MemfoldStore) -
         memfold_store.put(("a/b",), "k", {"text": "t"})
     with pytest.raises(InvalidInput, match="operator"):
         memfold_store.search(ns, filter={"n": {"$regex": "x"}})
+    with pytest.raises(InvalidInput, match="operator"):
+        memfold_store.search(ns, filter={"n": {"$in": [1, 2]}})  # not LangGraph's syntax
+    with pytest.raises(InvalidInput, match="limit and offset"):
+        memfold_store.search(ns, limit=-1)
     assert memfold_store.search(()) == [] and memfold_store.list_namespaces() == []
+
+
+async def test_compiled_graphs_read_and_write_through_the_store(
+    memfold_store: MemfoldStore,
+) -> None:
+    ns, question = ("users", "zoe"), "what is the name of the parrot Zoe has?"
+
+    def remember(state: MessagesState, *, store: BaseStore) -> dict[str, Any]:
+        text = str(state["messages"][-1].content)
+        store.put(ns, text.split()[-1].lower(), {"text": text})
+        hits = store.search(ns, query=question, limit=1)
+        return {"messages": [AIMessage(hits[0].value["text"])]}
+
+    async def aremember(state: MessagesState, *, store: BaseStore) -> dict[str, Any]:
+        text = str(state["messages"][-1].content)
+        await store.aput(ns, text.split()[-1].lower(), {"text": text})
+        hits = await store.asearch(ns, query=question, limit=1)
+        return {"messages": [AIMessage(hits[0].value["text"])]}
+
+    def compiled(node: Any) -> Any:
+        graph = StateGraph(MessagesState)
+        graph.add_node("remember", node)
+        graph.add_edge(START, "remember")
+        return graph.compile(store=memfold_store)
+
+    first = compiled(remember).invoke({"messages": [HumanMessage("Zoe has a parrot named Kiwi")]})
+    assert first["messages"][-1].content == "Zoe has a parrot named Kiwi"
+    second = await compiled(aremember).ainvoke({"messages": [HumanMessage("Zoe likes jazz")]})
+    assert second["messages"][-1].content == "Zoe has a parrot named Kiwi"
+    assert sorted(i.key for i in memfold_store.search(ns)) == ["jazz", "kiwi"]

@@ -9,6 +9,11 @@ item then reads as deleted (undo brings it back). A put on an existing key edits
 memory (logged, undoable) or, when the new value drops keys, archives it and stores the
 new value; a delete archives it (``memfold undo`` brings it back).
 
+A batch runs as LangGraph's own stores run one: its reads (get, search, list) see the
+store as it was before the batch, then its puts apply, the last put of a key winning.
+A put's ``index`` list (JSON paths, LangGraph's syntax) picks the text that is embedded
+for that item; ``index=False`` still embeds it (every memory has a vector).
+
     from memfold import Memory
     from memfold.integrations.langgraph import MemfoldStore
 
@@ -23,9 +28,9 @@ import asyncio
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from memfold.errors import MissingExtra
+from memfold.errors import InvalidInput, MissingExtra
 from memfold.integrations import lg_mapping as lg
 from memfold.memory import Memory
 from memfold.model import MemoryRecord
@@ -42,6 +47,7 @@ try:
         SearchItem,
         SearchOp,
     )
+    from langgraph.store.base.embed import get_text_at_path
 except ImportError as exc:  # langgraph comes with memfold[langgraph] only
     raise MissingExtra("langgraph", "the LangGraph store", exc.name or "langgraph") from None
 
@@ -68,18 +74,27 @@ class MemfoldStore(BaseStore):
     # --- BaseStore -------------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Reads first, on the store as it was; then the puts, the last of a key wins."""
         with self._lock:
-            return [self._run(op) for op in ops]
+            results: list[Result] = []
+            puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+            for op in ops:
+                if isinstance(op, PutOp):
+                    puts.pop((op.namespace, op.key), None)  # keeps the order of the last
+                    puts[(op.namespace, op.key)] = op
+                    results.append(None)
+                else:
+                    results.append(self._read(op))
+            for op in puts.values():
+                self._put(op)
+            return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
-    def _run(self, op: Op) -> Result:
+    def _read(self, op: Op) -> Result:
         if isinstance(op, GetOp):
             return self._get(op.namespace, op.key)
-        if isinstance(op, PutOp):
-            self._put(op.namespace, op.key, op.value)
-            return None
         if isinstance(op, SearchOp):
             return self._search(op)
         if isinstance(op, ListNamespacesOp):
@@ -101,14 +116,15 @@ class MemfoldStore(BaseStore):
         record = self._record(namespace, key)
         return None if record is None else _item(Item, record, namespace)
 
-    def _put(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any] | None) -> None:
+    def _put(self, op: PutOp) -> None:
+        namespace, key, value = op.namespace, op.key, op.value
         old = self._record(namespace, key)
         if value is None:
             if old is not None:
                 self.memory.delete(old.id, reason=f"langgraph delete of key {key!r}")
             return
         metadata = lg.metadata_of(key, value)
-        text = lg.text_of(value, self.text_fields)
+        text = self._text(value, op.index)
         if old is not None and set(old.metadata) <= set(metadata):
             # every old key is set again, so the merged metadata is exactly the new value
             self.memory.update(old.id, text=text, metadata=metadata, reason="langgraph put")
@@ -127,28 +143,38 @@ class MemfoldStore(BaseStore):
             item["created_at"] = created_at
         self.memory.add_many([item], consolidate=False)
 
-    def _namespaces(self) -> list[tuple[str, ...]]:
-        """Every namespace that ever held an item (LangGraph's stores keep listing a
-        namespace whose items were all deleted)."""
+    def _text(self, value: Mapping[str, Any], index: Literal[False] | list[str] | None) -> str:
+        """The text embedded for an item: at the put's ``index`` paths, else a text field."""
+        if index:
+            found = [t for path in index for t in get_text_at_path(value, path) if t.strip()]
+            if found:
+                return "\n".join(found)
+        return lg.text_of(value, self.text_fields)
+
+    def _namespaces(self) -> list[tuple[tuple[str, ...], int]]:
+        """Every namespace that ever held an item, with its count of active items
+        (LangGraph's stores keep listing a namespace whose items were all deleted)."""
         scopes = self.memory.list_scopes(agent_id=lg.AGENT_ID)
         return sorted(
-            lg.namespace_of(s.user_id)
+            (lg.namespace_of(s.user_id), s.active)
             for s in scopes
             if s.user_id is not None and s.session_id is None
         )
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
+        if op.limit < 0 or op.offset < 0:
+            raise InvalidInput(f"limit and offset must be >= 0, got {op.limit} and {op.offset}")
         prefix = tuple(op.namespace_prefix)
-        pushed, nested = lg.split_filter(op.filter)
+        pushed, after = lg.split_filter(op.filter)
         wanted = op.offset + op.limit
         found: list[tuple[float | None, MemoryRecord, tuple[str, ...]]] = []
-        for namespace in self._namespaces():
-            if namespace[: len(prefix)] != prefix:
+        for namespace, active in self._namespaces():
+            if namespace[: len(prefix)] != prefix or active == 0 or wanted == 0:
                 continue
             user_id, agent_id = lg.scope_of(namespace), lg.AGENT_ID
             if op.query:
-                # nested filters are checked afterwards: ask for more when there are any
-                k = wanted * 4 if nested else wanted
+                # terms checked afterwards need every candidate; the rest only the top
+                k = active if after else min(wanted, active)
                 hits = self.memory.search(
                     op.query, user_id=user_id, agent_id=agent_id, k=k, filters=pushed or None
                 )
@@ -158,9 +184,12 @@ class MemfoldStore(BaseStore):
                     user_id=user_id, agent_id=agent_id, filters=pushed or None, limit=None
                 )
                 found += [(None, r, namespace) for r in records]
-        found = [f for f in found if _nested_ok(f[1], nested)]
+        found = [f for f in found if _matches_after(f[1], after)]
         if op.query:
-            found.sort(key=lambda f: -(f[0] or 0.0))
+            # one namespace keeps memfold's ranking (fused, newer first on one topic);
+            # hits of several are merged by their cosine to the query
+            if len({f[2] for f in found}) > 1:
+                found.sort(key=lambda f: -(f[0] or 0.0))
         else:
             found.sort(key=lambda f: f[1].updated_at, reverse=True)
         page = found[op.offset : op.offset + op.limit]
@@ -168,7 +197,7 @@ class MemfoldStore(BaseStore):
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         out: set[tuple[str, ...]] = set()
-        for namespace in self._namespaces():
+        for namespace, _ in self._namespaces():
             conditions = op.match_conditions or ()
             if not all(lg.namespace_matches(namespace, c.match_type, c.path) for c in conditions):
                 continue
@@ -180,9 +209,9 @@ def _score(vector_score: float | None, fused: float) -> float:
     return float(vector_score) if vector_score is not None else float(fused)
 
 
-def _nested_ok(record: MemoryRecord, nested: dict[str, Any]) -> bool:
+def _matches_after(record: MemoryRecord, after: dict[str, Any]) -> bool:
     value = record.metadata
-    return all(lg.value_matches(value.get(k), want) for k, want in nested.items())
+    return all(lg.value_matches(value.get(k), want) for k, want in after.items())
 
 
 def _item(

@@ -8,8 +8,10 @@
   metadata is the value's own keys plus ``_lg_key`` (the item key). Keys starting with
   ``_lg_`` are reserved.
 - A LangGraph filter (a key -> value or ``{"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": v}``)
-  is memfold's filter syntax for top-level keys; a nested-dict match is checked here
-  (``value_matches``) after the query, like LangGraph's in-memory store does.
+  is memfold's filter syntax for top-level keys with scalar operands, so those terms run
+  in memfold before the top-k. The rest (a nested-dict or list value, an operator on a
+  list or dict) is checked here (``value_matches``) afterwards, as LangGraph's
+  in-memory store matches it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ SEPARATOR = "/"
 KEY_FIELD = "_lg_key"
 RESERVED_PREFIX = "_lg_"
 DEFAULT_TEXT_FIELDS = ("text", "content", "memory", "data")
-_OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
+_RANGE = frozenset({"$gt", "$gte", "$lt", "$lte"})
+_OPERATORS = frozenset({"$eq", "$ne"}) | _RANGE
 
 
 def scope_of(namespace: Sequence[str]) -> str:
@@ -69,24 +72,49 @@ def value_of(metadata: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def split_filter(flt: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the part memfold's filters can run, the nested-dict part checked afterwards)."""
+    """(the part memfold's filters can run, the part checked afterwards)."""
     pushed: dict[str, Any] = {}
-    nested: dict[str, Any] = {}
+    after: dict[str, Any] = {}
     for key, want in (flt or {}).items():
         if str(key).startswith(RESERVED_PREFIX):
             raise InvalidInput(f"filter key {key!r} is reserved")
-        if isinstance(want, Mapping) and not (want and set(want) <= _OPERATORS):
-            if any(str(k).startswith("$") for k in want):
-                raise InvalidInput(f"unsupported filter operator in {want!r}")
-            nested[key] = want
-        else:
+        if isinstance(want, Mapping) and any(str(k).startswith("$") for k in want):
+            unknown = sorted(str(k) for k in want if k not in _OPERATORS)
+            if unknown:
+                known = ", ".join(sorted(_OPERATORS))
+                raise InvalidInput(f"unsupported filter operator {unknown} (known: {known})")
+        if _pushable(want):
             pushed[key] = want
-    return pushed, nested
+        else:
+            after[key] = want
+    return pushed, after
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float)
+
+
+def _pushable(want: Any) -> bool:
+    """Whether memfold's metadata filter means the same for this term."""
+    if not isinstance(want, Mapping):
+        return _scalar(want)
+    if not want or not set(want) <= _OPERATORS:
+        return False  # a nested-dict match ({} matches any dict value)
+    for op, operand in want.items():
+        if not _scalar(operand):
+            return False
+        if op in _RANGE and (operand is None or isinstance(operand, bool | str)):
+            return False
+    return True
 
 
 def value_matches(value: Any, want: Any) -> bool:
-    """LangGraph's match of a nested filter value: dicts by their keys, lists in order."""
+    """LangGraph's match of one filter term: operators, dicts by their keys, lists in
+    order, else equality. An ordering operator on a value that is not a number is
+    False (LangGraph's in-memory store raises there)."""
     if isinstance(want, Mapping):
+        if any(str(k).startswith("$") for k in want):
+            return all(_apply(value, str(op), operand) for op, operand in want.items())
         return isinstance(value, Mapping) and all(
             value_matches(value.get(k), v) for k, v in want.items()
         )
@@ -97,6 +125,21 @@ def value_matches(value: Any, want: Any) -> bool:
             and all(value_matches(a, b) for a, b in zip(value, want, strict=True))
         )
     return bool(value == want)
+
+
+def _apply(value: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
+        return bool(value == operand)
+    if op == "$ne":
+        return bool(value != operand)
+    if not (_number(value) and _number(operand)):
+        return False
+    a, b = float(value), float(operand)
+    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def namespace_matches(namespace: tuple[str, ...], kind: str, path: Sequence[str]) -> bool:
