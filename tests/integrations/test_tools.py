@@ -10,7 +10,7 @@ import pytest
 from openai import OpenAI
 
 from memfold.embed.local import LocalEmbedder
-from memfold.integrations.tools import MemoryTools, tool_schemas
+from memfold.integrations.tools import MemoryTools, dispatch, tool_schemas
 from memfold.memory import Memory
 from memfold.model import Status
 from memfold.testing.fake_llm import FakeLLMServer
@@ -67,6 +67,13 @@ def test_tool_calls_from_a_real_client_run_on_the_memory(mem: Memory) -> None:
     assert mem.get(results[0]["id"]).importance == pytest.approx(0.9)
     found = tools.dispatch("memory_search", '{"query": "peanut allergy", "k": 1}')
     assert [h["text"] for h in found["results"]] == ["Alice is allergic to peanuts"]
+    assert dispatch(mem, "memory_search", '{"query": "peanut allergy"}', user_id="bob") == {
+        "results": []
+    }
+    assert (
+        dispatch(mem, "memory_search", {"query": "peanut allergy", "k": 1}, user_id="alice")
+        == found
+    )
 
 
 def test_update_delete_and_undo_through_tools(mem: Memory) -> None:

@@ -5,6 +5,8 @@
     for call in reply.choices[0].message.tool_calls or []:
         result = tools.dispatch(call.function.name, call.function.arguments)
 
+or in one call, ``dispatch(mem, name, arguments, user_id="alice")``.
+
 Five tools: ``memory_add``, ``memory_search``, ``memory_update``, ``memory_delete`` and
 ``memory_undo``. The scope is bound by the caller, never chosen by the model: a tool
 call can only see and change memories of that scope (an id from another scope reads as
@@ -202,6 +204,20 @@ class MemoryTools:
         undone = self.memory.undo(open_changes[-1].id)
         after = self.memory.get(record.id)
         return {"id": after.id, "text": after.text, "status": after.status.value, "log": undone}
+
+
+def dispatch(
+    memory: Memory,
+    name: str,
+    arguments: str | Mapping[str, Any] | None,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+) -> JSONResult:
+    """``MemoryTools(memory, user_id=..., ...).dispatch(name, arguments)`` in one call."""
+    tools = MemoryTools(memory, user_id=user_id, agent_id=agent_id, session_id=session_id)
+    return tools.dispatch(name, arguments)
 
 
 class _Unknown(MemfoldError):
