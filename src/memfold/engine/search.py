@@ -27,12 +27,16 @@ ALL_STATUSES: tuple[Status, ...] = tuple(Status)
 
 
 def rrf_fuse(rankings: Sequence[Sequence[str]], rrf_k: int) -> list[tuple[str, float]]:
-    """Reciprocal rank fusion: score(id) = sum over lists of 1 / (rrf_k + rank)."""
+    """Reciprocal rank fusion: score(id) = sum over lists of 1 / (rrf_k + rank). A tie
+    (the first of one list against the first of another) goes to the better rank in the
+    earlier list (the vector list: closer in meaning), then to the id."""
     scores: dict[str, float] = {}
     for ranking in rankings:
         for rank, memory_id in enumerate(ranking, start=1):
             scores[memory_id] = scores.get(memory_id, 0.0) + 1.0 / (rrf_k + rank)
-    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    first = {m: rank for rank, m in enumerate(rankings[0])} if rankings else {}
+    unranked = len(first)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], first.get(kv[0], unranked), kv[0]))
 
 
 def search(
