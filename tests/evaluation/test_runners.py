@@ -177,3 +177,65 @@ def test_scenario_runner_reads_outcomes_from_the_store(
     assert missed and all(len(r["active_after"]) >= 1 for r in missed)
     assert all("active_after" not in r for r in result["rows"] if r["ok"])
     assert result["llm_calls"] == 0
+
+
+def test_turn_retrieval_scores_each_mode_at_each_k(tmp_path: Path, embedder: LocalEmbedder) -> None:
+    from memfold.evaluation.run_turns import run_turns
+
+    turns = [
+        {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a grey kitten named Pixel."},
+        {"speaker": "Ben", "dia_id": "D1:2", "text": "Nice! I spent the weekend hiking."},
+        {"speaker": "Ana", "dia_id": "D1:3", "text": "My sister moved to Lisbon last month."},
+    ] + [
+        {"speaker": "Ben", "dia_id": f"D2:{n}", "text": f"Filler remark number {n} about work."}
+        for n in range(1, 30)
+    ]
+    raw = [
+        {
+            "sample_id": "conv-26",  # a dev conversation id
+            "conversation": {
+                "speaker_a": "Ana",
+                "speaker_b": "Ben",
+                "session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": turns[:3],
+                "session_2": turns[3:],
+            },
+            "observation": {},
+            "qa": [
+                {
+                    "question": "What is the name of Ana's kitten?",
+                    "answer": "Pixel",
+                    "evidence": ["D1:1"],
+                    "category": 4,
+                },
+                {
+                    "question": "Where did Ana's sister move?",
+                    "answer": "Lisbon",
+                    "evidence": ["D1:3"],
+                    "category": 4,
+                },
+                {"question": "unanswerable", "answer": "", "evidence": [], "category": 4},
+            ],
+        }
+    ]
+    folder = tmp_path / "data" / "locomo"
+    folder.mkdir(parents=True)
+    (folder / "locomo10.json").write_text(json.dumps(raw), encoding="utf-8")
+    env = _env(tmp_path, embedder)
+    with env.progress:
+        result = run_turns(env)
+    assert result["turns"] == 32 and result["questions"] == 2  # no evidence: not scored
+    recall = result["recall"]
+    assert set(recall) == {f"{m}@{k}" for m in ("hybrid", "vector", "keyword") for k in (5, 10, 20)}
+    assert recall["hybrid@5"] == 1.0 and recall["vector@20"] == 1.0
+    assert result["by_category"]["single-hop"]["hybrid@10"] == 1.0
+    assert result["by_category"]["multi-hop"]["hybrid@10"] is None
+    assert result["hybrid_below_best_at"] == []
+
+
+def test_turn_summary_flags_hybrid_below_the_best_single_mode() -> None:
+    from memfold.evaluation.run_turns import summarize
+
+    row = {"category": 1, **{f"{m}@{k}": 0.5 for m in ("hybrid", "vector") for k in (5, 10, 20)}}
+    row |= {"keyword@5": 0.9, "keyword@10": 0.5, "keyword@20": 0.1}
+    assert summarize([row])["hybrid_below_best_at"] == [5]

@@ -61,7 +61,8 @@ def eval_(
     split: Annotated[str, typer.Option(help="dev | heldout (held-out: report only)")] = "dev",
     judge: Annotated[str, typer.Option(help="rules | llm (the settings' endpoint)")] = "rules",
     suite: Annotated[
-        list[str] | None, typer.Option("--suite", help="pairs | locomo | beam | scenarios (repeat)")
+        list[str] | None,
+        typer.Option("--suite", help="pairs | locomo | turns | beam | scenarios (repeat)"),
     ] = None,
     dataset: Annotated[
         list[str] | None, typer.Option("--dataset", help="sick | msrp | stsb | qqp (repeat)")

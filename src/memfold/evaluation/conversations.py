@@ -39,9 +39,12 @@ class LocomoConversation:
     sample_id: str
     observations: list[StreamItem] = field(default_factory=list)
     qa: list[LocomoQA] = field(default_factory=list)
+    # The dialog turns themselves ("Speaker: text"), each with its dialog id.
+    turns: list[StreamItem] = field(default_factory=list)
 
 
 _SESSION = re.compile(r"^session_(\d+)_observation$")
+_TURNS = re.compile(r"^session_(\d+)$")
 _TURN = re.compile(r"D(\d+):(\d+)")
 
 
@@ -77,11 +80,31 @@ def locomo_conversation(raw: dict[str, Any]) -> LocomoConversation:
                 if str(text).strip():
                     items.append(StreamItem(str(text).strip(), sources, when))
         conv.observations.extend(sorted(items, key=lambda it: _turn_key(it.sources)))
+    conv.turns = _turns(raw.get("conversation") or {})
     for qa in raw.get("qa") or []:
         answer = qa.get("answer", qa.get("adversarial_answer", ""))
         evidence = tuple(parse_evidence(qa.get("evidence") or []))
         conv.qa.append(LocomoQA(str(qa["question"]), str(answer), evidence, int(qa["category"])))
     return conv
+
+
+def _turns(conversation: dict[str, Any]) -> list[StreamItem]:
+    """Every dialog turn in session order, as "Speaker: text", its dia_id its source."""
+    sessions = sorted(
+        (int(m.group(1)), turns)
+        for key, turns in conversation.items()
+        if (m := _TURNS.match(key)) and isinstance(turns, list)
+    )
+    out: list[StreamItem] = []
+    for number, turns in sessions:
+        when = parse_locomo_date(conversation.get(f"session_{number}_date_time"))
+        for turn in turns:
+            text = str(turn.get("text") or "").strip() if isinstance(turn, dict) else ""
+            if text and turn.get("dia_id"):
+                speaker = str(turn.get("speaker") or "").strip()
+                said = f"{speaker}: {text}" if speaker else text
+                out.append(StreamItem(said, tuple(parse_evidence([turn["dia_id"]])), when))
+    return out
 
 
 def load_locomo(data: Path, split: Split) -> list[LocomoConversation]:

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from memfold.evaluation.metrics import ACTIONS
 from memfold.evaluation.pairs_data import TARGET_DATASETS
+from memfold.evaluation.run_turns import KS, MODES
 from memfold.model import JSONDict
 
 TARGETS = {
@@ -137,6 +138,23 @@ def beam_table(result: JSONDict, title: str) -> Table:
     return table
 
 
+def turns_table(result: JSONDict, title: str) -> Table:
+    """Evidence recall of raw turns per search mode at k = 5, 10, 20, overall and by
+    category; hybrid below the best single mode is flagged."""
+    table = Table(title=f"{title} ({result['turns']} turns, {result['questions']} questions)")
+    table.add_column("category")
+    for mode in MODES:
+        for k in KS:
+            table.add_column(f"{mode}@{k}", justify="right")
+    rows = {"all": result["recall"], **result["by_category"]}
+    for name, recall in rows.items():
+        table.add_row(name, *(num(recall[f"{m}@{k}"]) for m in MODES for k in KS))
+    below = result["hybrid_below_best_at"]
+    note = "never" if not below else "at k = " + ", ".join(map(str, below))
+    table.caption = f"hybrid below the best single mode: {note}"
+    return table
+
+
 def scenarios_table(result: JSONDict, title: str) -> Table:
     table = Table(title=title)
     for col in ("kind", "scenarios", "as intended", "actions applied"):
@@ -169,6 +187,8 @@ def print_report(console: Console, results: JSONDict) -> None:
     if "locomo" in results:
         console.print(locomo_table(results["locomo"], f"LoCoMo retention, {label} split"))
         console.print(locomo_category_table(results["locomo"]))
+    if "turns" in results:
+        console.print(turns_table(results["turns"], f"LoCoMo raw-turn retrieval, {label} split"))
     if "beam" in results:
         console.print(beam_table(results["beam"], f"BEAM, {label} split, judge {judge}"))
     scenarios = results.get("scenarios")

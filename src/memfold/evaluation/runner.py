@@ -22,10 +22,11 @@ from memfold.evaluation.run_beam import run_beam
 from memfold.evaluation.run_locomo import run_locomo
 from memfold.evaluation.run_pairs import run_pair_dataset
 from memfold.evaluation.run_scenarios import run_scenarios
+from memfold.evaluation.run_turns import run_turns
 from memfold.evaluation.splits import check_split
 from memfold.model import JSONDict
 
-SUITES = ("pairs", "locomo", "beam", "scenarios")
+SUITES = ("pairs", "locomo", "turns", "beam", "scenarios")
 DEFAULT_DATASETS = ("sick", "msrp", "stsb")
 
 
@@ -80,6 +81,10 @@ def run_eval(
             started = time.perf_counter()
             results["locomo"] = run_locomo(env)
             results["seconds"]["locomo"] = round(time.perf_counter() - started, 1)
+        if "turns" in suites:
+            started = time.perf_counter()
+            results["turns"] = run_turns(env)
+            results["seconds"]["turns"] = round(time.perf_counter() - started, 1)
         if "beam" in suites:
             started = time.perf_counter()
             results["beam"] = run_beam(env)
