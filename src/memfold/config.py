@@ -120,6 +120,15 @@ class ConsolidationSettings(Section):
     # sources together it may be.
     result_max_new_content_words: int = Field(2, ge=0)
     result_max_growth: float = Field(1.25, ge=1.0)
+    # A newer memory the rules read as the older one in other words (every concept
+    # aligned, ``memfold.policy.paraphrase``) may replace it from this cosine up, instead
+    # of destructive_threshold: the alignment is the evidence (see docs/benchmarks.md).
+    paraphrase_min_similarity: float = Field(0.70, ge=0.0, le=1.0)
+    # A newer memory the rules read as a new value for the older one's statement (a
+    # change word or a later year, the same subject, ``memfold.policy.value_update``)
+    # may supersede it from this cosine up, instead of delete_threshold: "The user's
+    # manager is Greg" / "The user now reports to Patricia" embed at 0.36.
+    value_update_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
     # UPDATE rewrites a memory in place: its own cosine gate (see docs/benchmarks.md).
     update_threshold: float = Field(0.85, ge=0.0, le=1.0)
     # A change cue ("now", "moved to") retires an older memory only when it is about the

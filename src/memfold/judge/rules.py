@@ -36,6 +36,7 @@ _CONFIDENCE = {
     Relation.SAME_WORDS: 0.95,
     Relation.CONTAINS: 0.92,
     Relation.SUBSUMES: 0.8,
+    Relation.PARAPHRASE: 0.9,
     Relation.OTHER: 0.6,
 }
 
@@ -103,11 +104,13 @@ class RuleJudge:
         relation = cmp.relation
         if relation in (Relation.EXACT, Relation.SAME_WORDS, Relation.CONTAINS):
             return self._fold(target, cmp, _CONFIDENCE[relation], why, core)
+        if relation is Relation.PARAPHRASE:
+            return self._restated(target, candidate.similarity, why, core)
         if relation is Relation.SUBSUMES:
             if core or candidate.similarity < self._limits.merge_min_similarity:
                 return _keep(target, f"{why}; words inserted, not similar enough to merge")
             return self._fold(target, cmp, _CONFIDENCE[relation], why, core)
-        if relation in (Relation.NEGATION_FLIP, Relation.VALUE_CHANGE):
+        if relation in (Relation.NEGATION_FLIP, Relation.VALUE_CHANGE, Relation.UPDATED):
             return self._supersede(target, candidate.similarity, cmp, why, core)
         return None
 
@@ -124,6 +127,15 @@ class RuleJudge:
             return _decision(Action.REPLACE, [target.id], None, confidence, why)
         return _decision(Action.UPDATE, [target.id], target.text, confidence, why)
 
+    def _restated(self, target: MemoryRecord, similarity: float, why: str, core: bool) -> Decision:
+        """The newer memory says what the older says in other words: it takes the older's
+        place (REPLACE: no text is written; the older stays as history, undoable)."""
+        if core:
+            return _keep(target, f"{why}; a core memory is not superseded by rules")
+        if similarity < self._settings.paraphrase_min_similarity:
+            return _keep(target, f"{why}; not similar enough to fold")
+        return _decision(Action.REPLACE, [target.id], None, _CONFIDENCE[Relation.PARAPHRASE], why)
+
     def _supersede(
         self, target: MemoryRecord, similarity: float, cmp: Comparison, why: str, core: bool
     ) -> Decision:
@@ -136,7 +148,14 @@ class RuleJudge:
             keep = _keep(target, f"{why}; no sign of change: kept as a contradiction")
             keep.contradicts = cmp.relation is Relation.NEGATION_FLIP
             return keep
-        if confidence < settings.delete_min_confidence or similarity < settings.delete_threshold:
+        # A new value the alignment reads has its own, lower cosine gate (the reading is
+        # the evidence); a plain value swap needs the delete gate.
+        floor = (
+            settings.value_update_min_similarity
+            if cmp.relation is Relation.UPDATED
+            else settings.delete_threshold
+        )
+        if confidence < settings.delete_min_confidence or similarity < floor:
             return _keep(target, f"{why}; possible conflict, not sure enough to supersede")
         reason = f"newer memory supersedes the older one: {why}"
         return _decision(Action.DELETE, [target.id], None, confidence, reason)
@@ -155,9 +174,10 @@ class RuleJudge:
             newer_retracts = tx.negated(pair.b.text) and tx.has_change_cue(pair.b.text)
             label = PairLabel.SUPERSEDED if newer_retracts else PairLabel.CONTRADICTION
             return _verdict(label, conflict_confidence(cmp), why)
-        if relation is Relation.VALUE_CHANGE:
+        if relation in (Relation.VALUE_CHANGE, Relation.UPDATED):
             return _verdict(PairLabel.SUPERSEDED, conflict_confidence(cmp), why)
-        duplicate = relation in (Relation.EXACT, Relation.SAME_WORDS, Relation.CONTAINS) or (
+        folded = (Relation.EXACT, Relation.SAME_WORDS, Relation.CONTAINS, Relation.PARAPHRASE)
+        duplicate = relation in folded or (
             relation is Relation.SUBSUMES and pair.similarity >= self._limits.merge_min_similarity
         )
         if duplicate and core:

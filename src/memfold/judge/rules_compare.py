@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memfold.policy import text as tx
+from memfold.policy.paraphrase import paraphrase
+from memfold.policy.value_update import value_update
 
 
 class Relation(StrEnum):
@@ -18,8 +20,10 @@ class Relation(StrEnum):
     SAME_WORDS = "same_words"  # same words in the same order, articles aside
     CONTAINS = "contains"  # the longer says all the shorter says, as one block, and more
     SUBSUMES = "subsumes"  # the longer keeps every word of the shorter, in order
+    PARAPHRASE = "paraphrase"  # the same concepts in other words (policy.paraphrase)
     NEGATION_FLIP = "negation_flip"  # one negates or retracts what the other states
     VALUE_CHANGE = "value_change"  # same statement, another number / date / name
+    UPDATED = "updated"  # a new value with a sign of change (policy.value_update)
     OTHER = "other"
 
 
@@ -67,9 +71,19 @@ def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
     if tx.normalized(older) == tx.normalized(newer):
         return result(Relation.EXACT, "identical after normalization")
 
+    # Before the value and negation rules: "$85k" / "$85,000" and "does not like" /
+    # "dislikes" are one value and one polarity once spelled alike.
+    restated = paraphrase(older, newer)
+    if restated:
+        return result(Relation.PARAPHRASE, restated)
+
     flip = _negation_flip(older, newer, overlap, limits)
     if flip:
         return result(Relation.NEGATION_FLIP, flip)
+
+    updated = value_update(older, newer)
+    if updated:
+        return Comparison(Relation.UPDATED, overlap, True, newer_longer, updated)
 
     swap = _value_change(older, newer, limits, cue)
     if swap:

@@ -13,7 +13,8 @@ Two gates, both pure:
   cue in the newer text ("no longer", "moved to", "now") about the same statement (most
   of its words, values aside). A plain negation with no cue is a
   contradiction: both stay visible, linked. Two facts that differ only by a year, a
-  relative or an environment are never retired.
+  relative or an environment are never retired. A new value the alignment reads
+  (``policy.value_update``: "set to 8" / "was raised to 16") is evidence too.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from difflib import SequenceMatcher
 from itertools import combinations
 
 from memfold.policy import text as tx
+from memfold.policy.paraphrase import turned_around
 from memfold.policy.subject import subject_difference
+from memfold.policy.value_update import value_update
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,9 @@ def combine_problems(texts: Sequence[str]) -> list[str]:
 
 def supersede_evidence(newer: str, older: str, min_overlap: float) -> Evidence:
     """May ``newer`` retire ``older``? See the module docstring."""
+    updated = value_update(older, newer)
+    if updated:
+        return Evidence(True, updated)
     difference = subject_difference(older, newer)
     if difference:
         return Evidence(False, f"different subject ({difference})")
@@ -102,25 +108,6 @@ def swapped_values(a: str, b: str) -> str:
 # The most words on either side of a swap: "older" -> "younger", "data engineers" ->
 # "data scientists". A longer rewording is left to the other checks.
 _SWAP_SPAN = 2
-# Words that give word order a direction: "X over Y", "from X to Y", "X before Y".
-_DIRECTIONAL = frozenset(
-    [
-        "over",
-        "than",
-        "before",
-        "after",
-        "instead",
-        "rather",
-        "from",
-        "to",
-        "into",
-        "versus",
-        "vs",
-        "above",
-        "below",
-        "under",
-    ]
-)
 
 
 def swapped_words(a: str, b: str, known: frozenset[str] = frozenset()) -> str:
@@ -140,15 +127,6 @@ def swapped_words(a: str, b: str, known: frozenset[str] = frozenset()) -> str:
             continue
         return f"{' '.join(sa[i1:i2])} -> {' '.join(sb[j1:j2])}"
     return ""
-
-
-def turned_around(a: str, b: str) -> bool:
-    """The same content words in another order around a word that gives order a
-    direction: "prefers video calls over phone calls" / "phone calls over video calls"."""
-    sa, sb = tx.core_sequence(a), tx.core_sequence(b)
-    if sa == sb or sorted(sa) != sorted(sb):
-        return False
-    return any(t.lower() in _DIRECTIONAL for t in (*tx.tokens(a), *tx.tokens(b)))
 
 
 def _slots(text: str, kind: str) -> set[str]:

@@ -9,7 +9,9 @@ memories stay), a malformed one to SKIP (nothing happens, logged). Pure: no I/O.
   sources that state the same fact (``policy.evidence.combine_problems``) and a text
   that passes the one result check (``policy.result_check``).
 - REPLACE and DELETE retire a target: evidence the rules can see
-  (``policy.evidence.supersede_evidence``) and the destructive / delete gates. A negation
+  (``policy.evidence.supersede_evidence``) and the destructive / delete gates; a REPLACE
+  by a restatement the rules align word for word (``policy.paraphrase``) has the lower
+  ``paraphrase_min_similarity`` gate instead of the destructive one. A negation
   with no sign of change stays a contradiction: KEEP_SEPARATE, linked.
 - A memory holding an instruction addressed to a model is never consolidated.
 """
@@ -23,6 +25,7 @@ from dataclasses import replace
 from memfold.config import ConsolidationSettings
 from memfold.model import Action, Candidate, Decision, MemoryRecord
 from memfold.policy.evidence import combine_problems, supersede_evidence
+from memfold.policy.paraphrase import paraphrase
 from memfold.policy.result_check import (
     ResultLimits,
     Source,
@@ -30,6 +33,7 @@ from memfold.policy.result_check import (
     dropped,
     instruction_like,
 )
+from memfold.policy.value_update import value_update
 
 _NEEDS_TARGETS = (Action.UPDATE, Action.MERGE, Action.REPLACE, Action.DELETE)
 
@@ -138,6 +142,10 @@ def _check_replace(
     either the new memory says all the target says (a fold) or the rules see evidence
     that it changes it."""
     old = target.memory
+    if paraphrase(old.text, new.text):
+        # Every concept aligned: the alignment, not the cosine, is the evidence.
+        verdict.problems += _below(Action.REPLACE, [target], settings.paraphrase_min_similarity)
+        return
     verdict.problems += _below(Action.REPLACE, [target], settings.destructive_threshold)
     folds = not combine_problems([new.text, old.text]) and not dropped(
         new.text, Source(old.id, old.text), settings.min_content_word_recall
@@ -158,7 +166,11 @@ def _check_delete(
     verdict: _Verdict,
 ) -> None:
     """DELETE supersedes a contradicted or retracted target: the rules must see why."""
-    verdict.problems += _below(Action.DELETE, targets, settings.delete_threshold)
+    for target in targets:
+        # A new value the rules read word for word has its own, lower cosine gate.
+        updated = value_update(target.memory.text, new.text)
+        floor = settings.value_update_min_similarity if updated else settings.delete_threshold
+        verdict.problems += _below(Action.DELETE, [target], floor)
     if decision.confidence < settings.delete_min_confidence:
         verdict.problems.append(
             f"DELETE needs confidence >= {settings.delete_min_confidence:.2f}, "

@@ -1,0 +1,235 @@
+"""Is a newer memory the same fact as an older one, told in other words?
+
+"Tom works at Acme as a data engineer" / "Tom is a data engineer at Acme", "The user
+earns $85k a year" / "The user's annual salary is $85,000": embeddings put such pairs
+at cosine 0.70-0.95, where pairs that differ in one slot ("Kwame's son" / "Kwame's
+daughter", 0.91) sit too, so no cosine tells them apart. Alignment does: both texts are
+put in one spelling (``policy.lexicon``: phrases, numbers, clock times, units,
+synonyms), words that never change a statement are set aside, and what is left must be
+the same set of concepts on both sides. Any word one side has and the other lacks
+("skip-level manager", "husband", "backups") is another fact. Then the structure
+vetoes what a bag of words cannot see: negation, who owns what ("Daniel's manager is
+Sofia" / "Sofia's manager is Daniel"), who does what to whom (active and passive), and
+direction ("to" / "from", "tabs over spaces" / "spaces over tabs").
+
+Pure: no I/O, no model.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from memfold.policy import lexicon as lx
+from memfold.policy import text as tx
+from memfold.policy.subject import RELATION_WORDS
+
+_RELATIONS = frozenset(RELATION_WORDS)
+
+_TOKEN = re.compile(r"t\d\d:\d\d|\d+(?:\.\d+)?|[$€£%,]|[^\W\d_]+(?:'[^\W\d_]+)*", re.UNICODE)
+_POSSESSIVE = re.compile(r"\b([^\W\d_][\w-]*)'s\b", re.UNICODE)
+_PASSIVE = re.compile(
+    r"\b(?:is|are|was|were|been|being|be|gets?|got)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|ght|t)\s+by\b"
+)
+# "is" as the main verb ("is a data engineer", "was born"), not an auxiliary ("is
+# carrying", "was hired").
+_COPULA = re.compile(r"\b(?:is|are|was|were)\b(?!\s+(?:\w+ly\s+)?\w+(?:ing|ed|en)\b)")
+# Words that give a fact a direction; a group is compared only when both texts use it
+# ("jumps on the wall" / "jumps off the wall", "flight to" / "flight from").
+_DIRECTIONS = (
+    frozenset({"to", "from"}),
+    frozenset({"before", "after"}),
+    frozenset({"on", "off"}),
+    frozenset({"in", "out", "into"}),
+    frozenset({"up", "down"}),
+    frozenset({"behind", "front"}),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A text as alignment sees it."""
+
+    concepts: frozenset[str]
+    negated: bool
+    possessors: frozenset[str]
+    entities: tuple[str, ...]  # names and "user", in order of first mention
+    first: str  # the first concept that is not a number: roughly, the subject
+    passive: bool
+    copula: bool
+    directions: tuple[frozenset[str], ...]
+    question: bool
+
+
+@functools.lru_cache(maxsize=4096)
+def read(text: str) -> Reading:
+    folded = unicodedata.normalize("NFKC", text)
+    canon = lx.canonical_text(folded)
+    words = _TOKEN.findall(canon)
+    concepts: list[str] = []
+    for word in words:
+        concept = concept_of(word)
+        if concept:
+            concepts.append(concept)
+    names = {concept_of(n) for n in tx.proper_names(folded)} | {"user"}
+    entities = tuple(dict.fromkeys(c for c in concepts if c in names or c == "user"))
+    lowered = set(words)
+    return Reading(
+        concepts=frozenset(concepts),
+        negated=any(tx.is_negation(w) for w in words),
+        possessors=frozenset(concept_of(m.group(1)) for m in _POSSESSIVE.finditer(canon)),
+        entities=entities,
+        first=_subject(words),
+        passive=_PASSIVE.search(canon) is not None,
+        copula=_COPULA.search(canon) is not None,
+        directions=tuple(frozenset(d & lowered) for d in _DIRECTIONS),
+        question=tx.is_question(text),
+    )
+
+
+_FRAMES = (
+    frozenset(lx.MONTH_NAMES.values())
+    | tx.WEEKDAYS
+    | frozenset({"perday", "perweek", "permonth", "peryear", "weekdays"})
+)
+
+
+def _subject(words: list[str]) -> str:
+    """The first concept, roughly the subject: a fronted phrase ("For indentation, ...",
+    "Every Thursday ..."), times, dates and numbers skipped."""
+    if "," in words[:6]:
+        lead = words[: words.index(",")]
+        if lead and lead[0] in _LEADING_PREPOSITIONS:
+            words = words[words.index(",") + 1 :]
+    for word in words:
+        concept = concept_of(word)
+        if concept and not concept[:1].isdigit() and concept not in _FRAMES:
+            return concept
+    return ""
+
+
+_LEADING_PREPOSITIONS = frozenset(
+    [
+        "for",
+        "in",
+        "on",
+        "at",
+        "as",
+        "since",
+        "during",
+        "after",
+        "before",
+        "from",
+        "by",
+        "with",
+        "every",
+        "each",
+    ]
+)
+
+
+def concept_of(word: str) -> str:
+    """One word's concept: "" for stopwords and empty words, else its synonym group's
+    head or its stem ("salary" -> "earn", "Sept" -> "september", "third" -> "3")."""
+    low = word.lower().removesuffix("'s")
+    if low in _SYNONYMS:
+        return _SYNONYMS[low]
+    if low in lx.ORDINALS:
+        return lx.ORDINALS[low]
+    if low in lx.MONTH_NAMES:
+        return lx.MONTH_NAMES[low]
+    if low == ",":
+        return ""
+    if low[:1].isdigit() or low in ("$", "€", "£", "%"):
+        return low  # a number is its own concept: never stemmed ("2022" is not "202")
+    if low in tx.STOPWORDS or tx.is_negation(low) or low in lx.EMPTY_WORDS:
+        return ""
+    stem = tx.stem(low)
+    if stem in lx.EMPTY_WORDS:
+        return ""
+    return _SYNONYMS.get(stem, stem)
+
+
+# Synonyms looked up by word and by stem ("likes" -> "lik" -> "like").
+_SYNONYMS: dict[str, str] = {
+    **{tx.stem(word): head for word, head in lx.SYNONYMS.items()},
+    **lx.SYNONYMS,
+}
+
+
+def paraphrase(older: str, newer: str, min_concepts: int = 2) -> str:
+    """Why ``newer`` restates ``older`` (a reason), or "" when the rules cannot show it."""
+    a, b = read(older), read(newer)
+    if a.question != b.question or a.negated != b.negated:
+        return ""
+    if a.concepts != b.concepts or len(a.concepts) < min_concepts:
+        return ""
+    if _owners_differ(a, b) or _roles_differ(a, b) or turned_around(older, newer):
+        return ""
+    for mine, theirs in zip(a.directions, b.directions, strict=True):
+        if mine and theirs and mine != theirs:
+            return ""
+    shown = ", ".join(sorted(a.concepts)[:8])
+    return f"the same fact in other words (concepts: {shown})"
+
+
+def _owners_differ(a: Reading, b: Reading) -> bool:
+    """ "Zanele's cat" / "Zanele has a cat" own alike; "Daniel's manager" / "Sofia's
+    manager" do not. A possessive one side lacks is fine if its owner is named there."""
+    if a.possessors and b.possessors:
+        return a.possessors != b.possessors
+    return False
+
+
+def _roles_differ(a: Reading, b: Reading) -> bool:
+    """Who does what to whom: the same order and voice, or the order turned with exactly
+    one passive ("Shopify hired the user" / "the user was hired by Shopify"), or an
+    equation ("X is Y") whose owners agree. Named parties are compared in order; with
+    fewer than two, the subject ("a dog carries a man" / "a man carries a dog")."""
+    if len(a.entities) < 2 or set(a.entities) != set(b.entities):
+        if a.first == b.first:
+            return False
+        return a.passive == b.passive and not (a.copula and b.copula)
+    same_order = a.entities == b.entities
+    if same_order:
+        return a.passive != b.passive
+    if a.passive != b.passive:
+        return False
+    # "X is Y" read both ways: "Accra is the user's birthplace" / "the user was born in
+    # Accra". Owners must agree, and with a relation word in play both must name one.
+    owners_agree = a.possessors == b.possessors or (
+        not (a.possessors and b.possessors) and not (a.concepts & _RELATIONS)
+    )
+    return not (a.copula and b.copula and owners_agree)
+
+
+# Words that give word order a direction: "X over Y", "from X to Y", "X before Y".
+_DIRECTIONAL = frozenset(
+    [
+        "over",
+        "than",
+        "before",
+        "after",
+        "instead",
+        "rather",
+        "from",
+        "to",
+        "into",
+        "versus",
+        "vs",
+        "above",
+        "below",
+        "under",
+    ]
+)
+
+
+def turned_around(a: str, b: str) -> bool:
+    """The same content words in another order around a word that gives order a
+    direction: "prefers video calls over phone calls" / "phone calls over video calls"."""
+    sa, sb = tx.core_sequence(a), tx.core_sequence(b)
+    if sa == sb or sorted(sa) != sorted(sb):
+        return False
+    return any(t.lower() in _DIRECTIONAL for t in (*tx.tokens(a), *tx.tokens(b)))
