@@ -90,6 +90,10 @@ _GROUPS: tuple[str, ...] = (
     "near nearby",
     "answer reply response respond",
     "short brief concise",
+    "big large",
+    "small little",
+    "outside outdoors outdoor",
+    "beach shore seashore",
     "begin start commence",
     "end finish",
     "buy purchase",
@@ -134,15 +138,12 @@ EMPTY_WORDS: frozenset[str] = _words(
 
 # Words that announce a new value for something known ("renamed", "now"): stems, read
 # on the newer text's own words. "left" is not one ("left knee").
-CHANGE_STEMS: frozenset[str] = _words(
-    """now renam relocat transferr transfer migrat upgrad downgrad promot extend postpon
-    reschedul instead switch"""
-)
+CHANGE_STEMS: frozenset[str] = _words("""now renam extend postpon reschedul instead switch""")
 # These announce a change only with a new value after them ("was raised to 16", "cut
 # down to one"): alone they describe an action ("raising her arm", "shares lower").
 CHANGE_STEMS_BEFORE_VALUE: frozenset[str] = _words(
     """raise rais increas reduc cut lower decreas drop mov chang bump push replac updat
-    becam become"""
+    becam become relocat transferr transfer migrat upgrad downgrad promot"""
 )
 CHANGE_VALUE_WORDS: frozenset[str] = _words("to from by back")
 
@@ -163,6 +164,26 @@ MONTH_NAMES: dict[str, str] = {
     "jul": "july", "aug": "august", "sep": "september", "sept": "september",
     "oct": "october", "nov": "november", "dec": "december", "maymonth": "may",
 }  # fmt: skip
+
+# Irregular verb forms, to their base ("eaten" -> "eat"), so that active and passive
+# voice ("eats a pizza" / "a pizza is eaten") align. Generic English, nothing else.
+_IRREGULAR = """
+eat ate eaten|wear wore worn|ride rode ridden|say said|make made|hold held|write wrote written
+take took taken|give gave given|drive drove driven|see saw seen|throw threw thrown
+sing sang sung|run ran|leap leapt|buy bought|bring brought|catch caught|teach taught
+sell sold|tell told|find found|build built|send sent|spend spent|keep kept|lose lost
+meet met|pay paid|shoot shot|feed fed|fall fell fallen|grow grew grown|know knew known
+begin began begun|break broke broken|choose chose chosen|draw drew drawn
+drink drank drunk|forget forgot forgotten|get got gotten|hide hid hidden|lead led
+sleep slept|speak spoke spoken|stand stood|swim swam swum|think thought
+understand understood|wake woke woken|win won|fly flew flown|sit sat|light lit
+"""
+IRREGULAR: dict[str, str] = {
+    form: group.split()[0]
+    for group in _IRREGULAR.replace("\n", "|").split("|")
+    if group.strip()
+    for form in group.split()[1:]
+}
 
 SYNONYMS: dict[str, str] = {word: group.split()[0] for group in _GROUPS for word in group.split()}
 

@@ -134,6 +134,7 @@ def concept_of(word: str) -> str:
     """One word's concept: "" for stopwords and empty words, else its synonym group's
     head or its stem ("salary" -> "earn", "Sept" -> "september", "third" -> "3")."""
     low = word.lower().removesuffix("'s")
+    low = lx.IRREGULAR.get(low, low)
     if low in _SYNONYMS:
         return _SYNONYMS[low]
     if low in lx.ORDINALS:
