@@ -105,6 +105,15 @@ def test_restatements_the_rules_settle_cost_no_call(
         # Containment is settled by the rules as well; an unrelated-but-close one is not.
         mem.add("Sam likes Rust for systems programming", user_id="s")
         assert server.request_count("/chat/completions") == 1
+        # A restatement in other words and a new value the rules read: no call either.
+        mem.add("Sam's build cache is set to 20 GB.", user_id="s2")
+        moved = mem.add("Sam's build cache was raised to 40 GB.", user_id="s2")
+        assert moved.decision is not None and moved.decision.judge == "rules"
+        assert moved.decision.action.value == "DELETE"
+        mem.add("Lea is a member of the infrastructure team.", user_id="s3")
+        same = mem.add("Lea is on the infra team.", user_id="s3")
+        assert same.decision is not None and same.decision.action.value == "REPLACE"
+        assert server.request_count("/chat/completions") == 1
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 """The LLM judge with the offline rule judge in front of it and behind it.
 
-In front: a save the rules settle with certainty (an exact or contained
-restatement: UPDATE or REPLACE at confidence >= ``rules_first_confidence``) costs no LLM
-call. Behind: when the endpoint cannot be reached, or when ``fail_after``
+In front: a save the rules settle with certainty (an exact, contained or aligned
+restatement, UPDATE or REPLACE; a new value or a retraction they read word for word,
+DELETE; at confidence >= ``rules_first_confidence``) costs no LLM call. Behind: when the endpoint cannot be reached, or when ``fail_after``
 on-save calls in a row failed transiently (timeouts, 5xx, 429, budget: an LLM
 that went down mid-session), the rule judge takes over, logged once, not per
 save. After ``recheck_after_s`` the endpoint is probed and the LLM asked again;
@@ -132,9 +132,9 @@ class FallbackJudge:
         return decisions
 
     def _settled(self, decision: Decision) -> bool:
-        """A restatement the rules are sure of: the LLM could only agree."""
+        """A restatement or supersede the rules are sure of: the LLM could only agree."""
         bar = self._rules_first
-        settled = decision.action in (Action.UPDATE, Action.REPLACE)
+        settled = decision.action in (Action.UPDATE, Action.REPLACE, Action.DELETE)
         return bar is not None and settled and decision.confidence >= bar
 
     def classify(self, pairs: Sequence[PairInput]) -> list[PairVerdict]:
