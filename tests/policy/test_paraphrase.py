@@ -80,3 +80,14 @@ def test_concepts_map_synonyms_and_skip_empty_words() -> None:
 def test_turned_around_needs_a_direction_word() -> None:
     assert turned_around("video calls over phone calls", "phone calls over video calls")
     assert not turned_around("Ann and Bo cook", "Bo and Ann cook")
+
+
+def test_who_manages_whom_in_one_form() -> None:
+    assert paraphrase("Omar's manager is Lena Fox.", "Omar is managed by Lena Fox.")
+    assert paraphrase("Omar's manager is Lena Fox.", "Omar reports to Lena Fox.")
+    assert not paraphrase("Omar's manager is Lena Fox.", "Lena Fox reports to Omar.")
+
+
+def test_clock_times_and_cadences_are_not_stemmed() -> None:
+    assert paraphrase("Retro is at 3pm every weekday.", "Daily retro at 15:00, Monday to Friday.")
+    assert not paraphrase("Retro is at 3pm every weekday.", "Retro is at 3:30pm every weekday.")

@@ -47,7 +47,10 @@ PHRASES: tuple[tuple[str, str], ...] = (
     ),
     (r"(?:cannot|can't|can not|is unable to) tolerate", "intolerant"),
     (r"(?:is|are) fond of", "like"),
-    (r"reports? (?:directly )?to", "manager"),
+    # who manages whom, in one form: "X's manager is Y"
+    (r"([^\W\d_][\w-]*)(?:'s)? (?:is|are|was|were) managed by", r"\1's manager is"),
+    (r"([^\W\d_][\w-]*) now reports? (?:directly )?to", r"\1's manager is now"),
+    (r"([^\W\d_][\w-]*) reports? (?:directly )?to", r"\1's manager is"),
     (r"(?:scheduled|planned|set|booked|slated) (?:for|on)", "on"),
     (r"(?:follows?|keeps?|is on|eats?) an? (\w+) diet", r"\1"),
     (r"rather than|instead of|in preference to", "over"),
@@ -75,6 +78,12 @@ PHRASES: tuple[tuple[str, str], ...] = (
     (r"(?:is|are) due (?:on|by)", "due"),
     # money and units
     (r"percent|per cent", "%"),
+)
+
+# Tokens the phrase rewrites produce: concepts as they stand, never stemmed.
+CANONICAL_TOKENS: frozenset[str] = _words(
+    """perday perweek permonth peryear weekdays remote near over under h1 h2 oneonone
+    vegetarian intolerant dislike"""
 )
 
 # Synonym groups: every word of a group maps to the group's first word. Stems

@@ -29,6 +29,7 @@ from memfold.policy.subject import RELATION_WORDS
 _RELATIONS = frozenset(RELATION_WORDS)
 
 _TOKEN = re.compile(r"t\d\d:\d\d|\d+(?:\.\d+)?|[$€£%,]|[^\W\d_]+(?:'[^\W\d_]+)*", re.UNICODE)
+_CLOCK_TOKEN = re.compile(r"^t\d\d:\d\d$")
 _POSSESSIVE = re.compile(r"\b([^\W\d_][\w-]*)'s\b", re.UNICODE)
 _PASSIVE = re.compile(
     r"\b(?:is|are|was|were|been|being|be|gets?|got)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|ght|t)\s+by\b"
@@ -73,6 +74,8 @@ def read(text: str) -> Reading:
         concept = concept_of(word)
         if concept:
             concepts.append(concept)
+    if "weekdays" in concepts:  # "daily, Monday through Friday": the weekdays say it
+        concepts = [c for c in concepts if c != "perday"]
     names = {concept_of(n) for n in tx.proper_names(folded)} | {"user"}
     entities = tuple(dict.fromkeys(c for c in concepts if c in names or c == "user"))
     lowered = set(words)
@@ -134,6 +137,8 @@ def concept_of(word: str) -> str:
     """One word's concept: "" for stopwords and empty words, else its synonym group's
     head or its stem ("salary" -> "earn", "Sept" -> "september", "third" -> "3")."""
     low = word.lower().removesuffix("'s")
+    if _CLOCK_TOKEN.match(low):
+        return low  # "t10:00", a clock time in one spelling
     low = lx.IRREGULAR.get(low, low)
     if low in _SYNONYMS:
         return _SYNONYMS[low]
@@ -143,7 +148,7 @@ def concept_of(word: str) -> str:
         return lx.MONTH_NAMES[low]
     if low == ",":
         return ""
-    if low[:1].isdigit() or low in ("$", "€", "£", "%"):
+    if low[:1].isdigit() or low in ("$", "€", "£", "%") or low in lx.CANONICAL_TOKENS:
         return low  # a number is its own concept: never stemmed ("2022" is not "202")
     if low in tx.STOPWORDS or tx.is_negation(low) or low in lx.EMPTY_WORDS:
         return ""
