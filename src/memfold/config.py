@@ -62,10 +62,20 @@ class EmbedSettings(Section):
 
 class SearchSettings(Section):
     default_k: int = Field(10, ge=1)
+    # How hybrid search fuses its two lists. "convex": keyword_weight x the keyword
+    # list's BM25 min-max normalized to 0..1 (0 when the list lacks the memory) plus
+    # (1 - keyword_weight) x the cosine to the query. "rrf": reciprocal rank fusion
+    # with equal weights, sum of 1 / (rrf_k + rank). Tuned on LoCoMo raw turns, dev
+    # conversations only (memfold eval --suite turns; docs/benchmarks.md): RRF fell
+    # below keyword-only search at k = 5 and 10, convex with 0.3 beats both modes at
+    # k = 5, 10, 20 (weights 0.25 to 0.4 give 0.666 to 0.679 at k = 10).
+    fusion: Literal["convex", "rrf"] = "convex"
+    keyword_weight: float = Field(0.3, ge=0.0, le=1.0)
     rrf_k: int = Field(60, ge=1)
     # How many hits each list (vector, keyword) contributes before fusion.
     fusion_depth: int = Field(50, ge=1)
-    # Similarity below which a vector hit is not counted in hybrid fusion.
+    # Similarity below which a vector hit is not counted in hybrid fusion (with
+    # "convex", such a memory can still come in through the keyword list).
     min_vector_score: float = Field(-1.0, ge=-1.0, le=1.0)
     # Among the results, a newer memory is moved above an older one on the same topic:
     # cosine between the two >= update_similarity when the newer one announces a change

@@ -1,4 +1,5 @@
-"""Vector, keyword and hybrid (reciprocal rank fusion) search within one scope."""
+"""Vector, keyword and hybrid search within one scope. Hybrid fuses the two lists by a
+convex combination of scores (default) or by reciprocal rank fusion."""
 
 from __future__ import annotations
 
@@ -35,6 +36,36 @@ def rrf_fuse(rankings: Sequence[Sequence[str]], rrf_k: int) -> list[tuple[str, f
         for rank, memory_id in enumerate(ranking, start=1):
             scores[memory_id] = scores.get(memory_id, 0.0) + 1.0 / (rrf_k + rank)
     first = {m: rank for rank, m in enumerate(rankings[0])} if rankings else {}
+    unranked = len(first)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], first.get(kv[0], unranked), kv[0]))
+
+
+def convex_fuse(
+    vector_hits: Sequence[tuple[str, float]],
+    keyword_hits: Sequence[tuple[str, float]],
+    cosines: dict[str, float],
+    keyword_weight: float,
+) -> list[tuple[str, float]]:
+    """Score-based fusion: ``keyword_weight * keyword + (1 - keyword_weight) * cosine``.
+
+    ``keyword_hits`` carry FTS5 ranks (negated BM25, best first); they are min-max
+    normalized within the list to 0..1 (a lone hit, or hits all tied, count 1) and a
+    memory the keyword list did not return counts 0. ``cosines``: the cosine to the
+    query of every candidate of either list; one without (no vector) counts as the
+    lowest cosine among the candidates. A tie goes to the better vector rank, then the id.
+    """
+    bm25 = {mid: -rank for mid, rank in keyword_hits}
+    keyword: dict[str, float] = {}
+    if bm25:
+        low, high = min(bm25.values()), max(bm25.values())
+        keyword = {m: (s - low) / (high - low) if high > low else 1.0 for m, s in bm25.items()}
+    candidates = dict.fromkeys([m for m, _ in vector_hits] + [m for m, _ in keyword_hits])
+    floor = min((cosines[m] for m in candidates if m in cosines), default=0.0)
+    scores = {
+        m: keyword_weight * keyword.get(m, 0.0) + (1.0 - keyword_weight) * cosines.get(m, floor)
+        for m in candidates
+    }
+    first = {m: rank for rank, (m, _) in enumerate(vector_hits)}
     unranked = len(first)
     return sorted(scores.items(), key=lambda kv: (-kv[1], first.get(kv[0], unranked), kv[0]))
 
@@ -95,6 +126,9 @@ def search(
         ranked = vector_hits
     elif mode == "keyword":
         ranked = [(mid, -score) for mid, score in keyword_hits]
+    elif cfg.fusion == "convex" and query_vec is not None:
+        _add_cosines(ctx, vec_score, [mid for mid, _ in keyword_hits], query_vec)
+        ranked = convex_fuse(vector_hits, keyword_hits, vec_score, cfg.keyword_weight)
     else:
         ranked = rrf_fuse([[m for m, _ in vector_hits], [m for m, _ in keyword_hits]], cfg.rrf_k)
     if query_vec is not None and threshold is not None:

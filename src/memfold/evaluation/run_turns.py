@@ -1,8 +1,8 @@
 """LoCoMo raw-turn retrieval: each dialog turn is one memory, stored unjudged; each QA
 item of categories 1-4 is searched in hybrid, vector and keyword mode, and scored by
 evidence recall at k = 5, 10 and 20 (the share of its evidence dialog ids among the
-returned turns). Hybrid should never fall below the best single mode: this suite is
-where the fusion is tuned (dev conversations only).
+turns that ``search(k=k)`` returns). Hybrid should never fall below the best single
+mode: this suite is where the fusion is tuned (dev conversations only).
 """
 
 from __future__ import annotations
@@ -45,9 +45,11 @@ def run_turns(env: EvalEnv) -> JSONDict:
                     continue
                 row: JSONDict = {"category": qa.category}
                 for mode in MODES:
-                    hits = mem.search(qa.question, user_id=conv.sample_id, k=max(KS), mode=mode)
                     for k in KS:
-                        found = (h.memory.sources for h in hits[:k])
+                        # One search per k: what search(k=k) returns, not the first k of
+                        # a longer page (pages are reordered newer-first within).
+                        hits = mem.search(qa.question, user_id=conv.sample_id, k=k, mode=mode)
+                        found = (h.memory.sources for h in hits)
                         row[f"{mode}@{k}"] = evidence_recall(qa.evidence, found)
                 rows.append(row)
                 env.progress.advance(task)
