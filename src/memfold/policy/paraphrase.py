@@ -2,8 +2,8 @@
 
 "Tom works at Acme as a data engineer" / "Tom is a data engineer at Acme", "The user
 earns $85k a year" / "The user's annual salary is $85,000": embeddings put such pairs
-at cosine 0.70-0.95, where pairs that differ in one slot ("Kwame's son" / "Kwame's
-daughter", 0.91) sit too, so no cosine tells them apart. Alignment does: both texts are
+at cosine 0.70-0.95, where pairs that differ in one slot ("Nora's son" / "Nora's
+daughter", above 0.9) sit too, so no cosine tells them apart. Alignment does: both texts are
 put in one spelling (``policy.lexicon``: phrases, numbers, clock times, units,
 synonyms), words that never change a statement are set aside, and what is left must be
 the same set of concepts on both sides. Any word one side has and the other lacks
@@ -66,6 +66,7 @@ class Reading:
 
 @functools.lru_cache(maxsize=4096)
 def read(text: str) -> Reading:
+    """How alignment reads ``text`` (cached: a save compares one text with several)."""
     folded = unicodedata.normalize("NFKC", text)
     canon = lx.canonical_text(folded)
     words = _TOKEN.findall(canon)
