@@ -224,7 +224,15 @@ class RoleSettings(Section):
     tokens_per_minute: float | None = Field(None, gt=0)
     daily_token_budget: int | None = Field(None, ge=0)
     max_completion_tokens: int = Field(1024, ge=1)
+    # A batched judge call (decisions, pair verdicts) is bounded at this many reply tokens
+    # per item, at most max_completion_tokens: a decision with a written text needs ~100.
+    max_tokens_per_item: int = Field(160, ge=16)
     json_schema: bool = True
+    # Ask for token log-probabilities; where the server sends them, the probability of a
+    # decision's action tokens is its confidence instead of the number the model writes.
+    # They cost little on OpenAI/vLLM; llama-cpp-python computes them over the whole
+    # prompt in Python (~10 s a judge call on 2 cores): turn them off there for speed.
+    logprobs: bool = True
 
 
 DEFAULT_TASK_ROLES: dict[str, Literal["utility", "main"]] = {

@@ -12,6 +12,7 @@ from memfold.config import LLMSettings, RoleSettings
 from memfold.errors import ConfigError
 from memfold.judge.base import PairInput, SaveItem
 from memfold.judge.llm import LLMJudge, split_tokens
+from memfold.judge.prompts import load_prompt
 from memfold.model import Action, Area, Candidate, MemoryRecord, PairLabel, Scope
 from memfold.testing.fake_llm import FakeLLMServer
 from memfold.testing.fake_replies import Fault, user_payload
@@ -70,20 +71,38 @@ def test_eight_items_one_request(server: FakeLLMServer, judge: LLMJudge) -> None
     server.set_script(merge_all)
     decisions = judge.decide(save_items(8))
     assert server.request_count() == 1
-    assert len(server.chat_requests[0]["messages"]) == 2
+    body = server.chat_requests[0]
+    prompt = load_prompt("consolidation")
+    # System prompt, then the worked examples, then the one message that varies.
+    assert len(body["messages"]) == 2 + len(prompt.examples)
     assert [d.action for d in decisions] == [Action.MERGE] * 8
     first = decisions[0]
+    # The reply named candidate 1 of item 1; the judge maps it back to its id.
     assert first.target_ids == ["old0"]
     assert first.text == "User fact number 0 in detail | User fact number 0"
     assert first.area is Area.SOLUTIONS
     assert (first.importance, first.confidence) == (0.7, 0.9)
-    assert first.reasoning == "same as old0"
+    assert first.reasoning == "same as 1"
     assert first.judge == "llm" and first.model == "fake-model"
-    assert first.prompt_version == "consolidation@1"
-    payload = user_payload(server.chat_requests[0])
-    candidate = payload["items"][0]["candidates"][0]
-    assert candidate["similarity"] == 0.93 and candidate["id"] == "old0"
-    assert {"created_at", "updated_at", "area", "text"} <= candidate.keys()
+    assert first.prompt_version == f"consolidation@{prompt.version}"
+    candidate = user_payload(body)["items"][0]["candidates"][0]
+    assert candidate == {"id": "1", "text": "User fact number 0"}
+    # The memories go last, as numbered lines with the words that differ; no ids.
+    last = body["messages"][-1]["content"]
+    assert last.startswith("Item 1\nNEW: User fact number 0 in detail\n1: User fact number 0 ")
+    assert "(differs: detail / -)" in last and "old0" not in last
+    # 160 reply tokens an item, capped at the role's max_completion_tokens (1024).
+    assert body["max_tokens"] == body["max_completion_tokens"] == 1024
+
+
+def test_prompt_prefix_is_identical_across_calls(server: FakeLLMServer, judge: LLMJudge) -> None:
+    server.set_script(merge_all)
+    judge.decide(save_items(1))
+    judge.decide(save_items(3))
+    first, second = (b["messages"] for b in server.chat_requests)
+    assert first[:-1] == second[:-1]  # a server can cache everything before the memories
+    assert first[-1] != second[-1]
+    assert json.dumps(first[:-1]) == json.dumps(second[:-1])
 
 
 def test_tokens_are_split_across_the_batch(server: FakeLLMServer, judge: LLMJudge) -> None:
@@ -147,7 +166,8 @@ def test_every_fault_becomes_skip(
         compressed = judge.compress([mem("a", "x")])
     assert [d.action for d in decisions] == [Action.SKIP, Action.SKIP]
     assert all(d.transient is transient for d in decisions)
-    assert all(d.reasoning and d.prompt_version == "consolidation@1" for d in decisions)
+    label = load_prompt("consolidation").label
+    assert all(d.reasoning and d.prompt_version == label for d in decisions)
     assert verdicts[0].label is None and verdicts[0].reasoning
     assert merged.text is None and merged.extra["transient"] == str(transient).lower()
     assert compressed.text is None and compressed.reasoning
@@ -183,13 +203,22 @@ def test_classify_labels_and_invalid_verdicts(server: FakeLLMServer, judge: LLMJ
     verdicts = judge.classify(pairs)
     assert server.request_count() == 1
     assert [v.label for v in verdicts] == [
-        PairLabel.DUPLICATE, PairLabel.SUPERSEDED, None, None, PairLabel.RELATED, None,
+        PairLabel.DUPLICATE, PairLabel.SUPERSEDED, PairLabel.CONTRADICTION, None,
+        PairLabel.RELATED, None,
     ]  # fmt: skip
     assert verdicts[0].confidence == 0.95 and verdicts[0].reasoning == "same"
-    assert all(v.prompt_version == "classification@1" for v in verdicts)
-    system = server.chat_requests[0]["messages"][0]["content"]
+    # No stated confidence and no log-probabilities: 0, which no gate lets through.
+    assert verdicts[2].confidence == 0.0
+    prompt = load_prompt("classification")
+    assert all(v.prompt_version == prompt.label for v in verdicts)
+    body = server.chat_requests[0]
+    assert user_payload(body)["pairs"][0] == {
+        "pair": 1, "a": {"text": "fact 0"}, "b": {"text": "fact 0!"},
+    }  # fmt: skip
+    assert body["max_tokens"] == 6 * 160
+    shown = " ".join(c for role, c in prompt.examples if role == "assistant")
     for label in ("DUPLICATE", "RELATED", "CONTRADICTION", "SUPERSEDED"):
-        assert f"-> {label}" in system  # an explicit example of every label
+        assert f'"label":"{label}"' in shown  # a worked example of every label
 
 
 def test_merge_text_and_compress_round_trip(server: FakeLLMServer, judge: LLMJudge) -> None:

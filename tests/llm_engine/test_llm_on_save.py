@@ -13,6 +13,7 @@ import pytest
 from memfold import Memory, Settings, Status
 from memfold.embed.local import LocalEmbedder
 from memfold.judge.fallback import FallbackJudge
+from memfold.judge.prompts import load_prompt
 from memfold.testing.fake_llm import FakeLLMServer
 from memfold.testing.fake_replies import Fault, Reply, user_payload
 
@@ -80,7 +81,7 @@ def test_no_call_below_threshold_and_one_call_for_a_duplicate(
         assert mem.get(r.memory.id).status is Status.SUPERSEDED
         entry = mem.log(1)[0]
         assert entry.judge == "llm" and entry.model == "fake-model"
-        assert entry.prompt_version == "consolidation@1"
+        assert entry.prompt_version == load_prompt("consolidation").label
         body = server.chat_requests[-1]
         assert entry.prompt_tokens > 0 and entry.completion_tokens > 0
         usage = mem.usage()

@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from memfold.evaluation.calibration import print_calibration
 from memfold.evaluation.metrics import ACTIONS
 from memfold.evaluation.pairs_data import TARGET_DATASETS
 from memfold.evaluation.run_turns import KS, MODES
@@ -194,5 +195,6 @@ def print_report(console: Console, results: JSONDict) -> None:
     scenarios = results.get("scenarios")
     if scenarios and not scenarios.get("missing"):
         console.print(scenarios_table(scenarios, f"Scenarios, {label} split, judge {judge}"))
+        print_calibration(console, scenarios, f"{label} split, judge {judge}")
     elif scenarios:
         console.print(f"scenarios: no file at {scenarios['file']} (the held-out set is hidden)")

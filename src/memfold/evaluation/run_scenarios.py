@@ -16,15 +16,22 @@ Per kind (see ``bench-data/scenarios/README.md``):
 - contradiction: both statements stay active (else *dropped*); a ``contradicts`` link
   between them is counted too.
 - any kind: the distractors (``existing[1:]``) stay active and unchanged (else *touched*).
+
+Each judged save also records what the judge proposed, with what confidence, and how
+long its ``add`` took: the reliability table (``evaluation.calibration``) and the median
+seconds per decision come from those.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from memfold.evaluation.calibration import reliability
 from memfold.evaluation.env import EvalEnv
 from memfold.memory import Memory
 from memfold.model import JSONDict, LinkKind, MemoryRecord, Status
@@ -78,14 +85,26 @@ def run_scenarios(env: EvalEnv) -> JSONDict:
         llm_calls = sum(int(u.get("calls", 0)) for u in mem.usage())
     finally:
         mem.close()
-    return {"file": str(path), "scenarios": len(rows), **summarize(rows), "llm_calls": llm_calls}
+    judged = [float(r["seconds"]) for r in rows if r.get("proposed") is not None]
+    return {
+        "file": str(path),
+        "scenarios": len(rows),
+        **summarize(rows),
+        "llm_calls": llm_calls,
+        "llm_calls_per_memory": round(llm_calls / len(rows), 4) if rows else None,
+        "judged": len(judged),
+        "median_decision_s": round(statistics.median(judged), 3) if judged else None,
+        "calibration": reliability(rows),
+    }
 
 
 def _run_one(mem: Memory, scenario: Scenario, scope: str) -> JSONDict:
     stored = mem.add_many(
         [{"text": t, "user_id": scope} for t in scenario.existing], consolidate=False
     )
+    started = time.perf_counter()
     result = mem.add(scenario.new, user_id=scope)
+    seconds = time.perf_counter() - started
     related, *distractors = [r.memory for r in stored]
     decision = result.decision
     row: JSONDict = {
@@ -97,6 +116,9 @@ def _run_one(mem: Memory, scenario: Scenario, scope: str) -> JSONDict:
         else decision.downgraded_from.value,
         "touched_distractors": sum(not _unchanged(mem, d) for d in distractors),
     }
+    if decision is not None and decision.judge:
+        proposed = decision.downgraded_from or decision.action
+        row.update(proposed=proposed.value, confidence=decision.confidence, seconds=seconds)
     old_ok = _unchanged(mem, related)
     new_ok = _unchanged(mem, result.memory)
     if scenario.kind == "distinct":

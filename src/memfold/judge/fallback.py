@@ -5,9 +5,9 @@ restatement, UPDATE or REPLACE; a new value or a retraction they read word for w
 DELETE; at confidence >= ``rules_first_confidence``) costs no LLM call. Behind: when
 the endpoint cannot be reached, or when ``fail_after`` on-save calls in a row failed
 transiently (timeouts, 5xx, 429, budget: an LLM that went down mid-session), the
-rule judge takes over, logged once, not per save. After ``recheck_after_s`` the endpoint is probed and the LLM asked again;
-if that call fails transiently too, the rules take over again at once for
-another ``recheck_after_s``.
+rule judge takes over, logged once, not per save. After ``recheck_after_s`` the
+endpoint is probed and the LLM asked again; if that call fails transiently too, the
+rules take over again at once for another ``recheck_after_s``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 
 One call per batch (up to ``batch_size`` new memories, or ``classify_batch``
 pairs) keeps LLM calls few. Texts are masked before they leave and unmasked
-in what comes back. Nothing raises out of the judge: any failure becomes a
+in what comes back. Prompts, worked examples and the way memories are listed live in
+``judge/prompts`` and ``judge/llm_prompts``. A decision's confidence is the probability
+of its action tokens where the server returns log-probabilities, else the model's own
+number. Nothing raises out of the judge: any failure becomes a
 SKIP (or a verdict/text of None) carrying the reason, ``transient`` when a
 later retry may succeed. Tokens of a batched call are split evenly across
 its results (remainder on the first), so per-row log tokens sum to the call.
@@ -20,6 +23,14 @@ from pydantic import ValidationError
 from memfold.config import LLMSettings
 from memfold.errors import LLMError
 from memfold.judge.base import PairInput, PairVerdict, SaveItem, TextResult
+from memfold.judge.llm_prompts import (
+    choice_probabilities,
+    confidence,
+    number_rows,
+    render_items,
+    render_pairs,
+    target_ids,
+)
 from memfold.judge.prompts import Prompt, load_prompt
 from memfold.llm.client import LLMClient
 from memfold.llm.loop import LoopThread
@@ -61,20 +72,7 @@ def _memory(record: MemoryRecord, session: MaskSession) -> dict[str, Any]:
 
 
 def _messages(prompt: Prompt, payload: dict[str, Any]) -> list[dict[str, str]]:
-    return [
-        {"role": "system", "content": prompt.text},
-        {"role": "user", "content": json.dumps(payload, ensure_ascii=False)},
-    ]
-
-
-def _by_number(rows: Sequence[dict[str, Any]], key: str) -> dict[int, dict[str, Any]]:
-    """Reply rows by their 1-based number field; the first row for a number wins."""
-    out: dict[int, dict[str, Any]] = {}
-    for raw in rows:
-        number = raw.get(key)
-        if isinstance(number, int) and number not in out:
-            out[number] = raw
-    return out
+    return prompt.messages(json.dumps(payload, ensure_ascii=False))
 
 
 def _why(exc: BaseException) -> str:
@@ -166,52 +164,59 @@ class LLMJudge:
         results: list[Decision]
         usage: CallUsage | None
         try:
-            payload = {
-                "items": [
-                    {
-                        "item": n,
-                        "new": _memory(item.new, session),
-                        "candidates": [
-                            {**_memory(c.memory, session), "similarity": round(c.similarity, 4)}
-                            for c in item.candidates
-                        ],
-                    }
-                    for n, item in enumerate(batch, start=1)
-                ]
-            }
             result = await self._client.complete(
                 "consolidation",
-                _messages(prompt, payload),
+                prompt.messages(render_items(batch, session)),
                 ConsolidationEnvelope,
                 send_schema=ConsolidationReply,
                 masking=session,
                 premasked=True,
+                max_tokens=self._bound("consolidation", len(batch)),
             )
             usage = result.usage
-            by_item = _by_number(result.value.decisions, "item")
-            results = [self._decision(by_item.get(n), n, session) for n in range(1, len(batch) + 1)]
+            rows = result.value.decisions
+            chances = choice_probabilities(result.logprobs, rows, "action")
+            by_item = number_rows(rows, "item")
+            results = []
+            for n, item in enumerate(batch, start=1):
+                index = by_item.get(n)
+                raw = None if index is None else rows[index]
+                chance = None if index is None else chances[index]
+                results.append(self._decision(raw, n, item, chance, session))
         except Exception as exc:
             usage = usage_of(exc)
             results = [self._skip(exc, usage) for _ in batch]
         self._stamp(results, usage, prompt)
         return results
 
-    def _decision(self, raw: dict[str, Any] | None, number: int, session: MaskSession) -> Decision:
+    def _bound(self, task: str, items: int) -> int:
+        """Reply tokens for a call judging ``items`` (the client caps it at the role's
+        ``max_completion_tokens``)."""
+        return self._client.role(task).settings.max_tokens_per_item * max(1, items)
+
+    def _decision(
+        self,
+        raw: dict[str, Any] | None,
+        number: int,
+        item: SaveItem,
+        chance: float | None,
+        session: MaskSession,
+    ) -> Decision:
         if raw is None:
             return self._skip(f"the reply had no decision for item {number}", None)
         try:
             out = DecisionOut.model_validate(raw)
             return Decision(
                 action=Action(out.action),
-                target_ids=list(out.target_ids),
+                target_ids=target_ids(out, item),
                 text=session.unmask_optional(out.text),
                 area=None if out.area is None else Area(out.area),
                 importance=out.importance,
-                confidence=out.confidence,
+                confidence=confidence(chance, out.confidence),
                 reasoning=session.unmask(out.reasoning),
                 judge=self.name,
             )
-        except (ValidationError, LLMError) as exc:
+        except (ValidationError, LLMError, ValueError) as exc:
             return self._skip(f"invalid decision for item {number}: {_why(exc)}", None)
 
     def _stamp(self, rows: Sequence[Any], usage: CallUsage | None, prompt: Prompt) -> None:
@@ -247,28 +252,25 @@ class LLMJudge:
         session = MaskSession()
         usage: CallUsage | None
         try:
-            payload = {
-                "pairs": [
-                    {
-                        "pair": n,
-                        "a": _memory(p.a, session),
-                        "b": _memory(p.b, session),
-                        "similarity": round(p.similarity, 4),
-                    }
-                    for n, p in enumerate(batch, start=1)
-                ]
-            }
             result = await self._client.complete(
                 "classification",
-                _messages(prompt, payload),
+                prompt.messages(render_pairs(batch, session)),
                 ClassificationEnvelope,
                 send_schema=ClassificationReply,
                 masking=session,
                 premasked=True,
+                max_tokens=self._bound("classification", len(batch)),
             )
             usage = result.usage
-            by_pair = _by_number(result.value.verdicts, "pair")
-            verdicts = [self._verdict(by_pair.get(n), n, session) for n in range(1, len(batch) + 1)]
+            rows = result.value.verdicts
+            chances = choice_probabilities(result.logprobs, rows, "label")
+            by_pair = number_rows(rows, "pair")
+            verdicts = []
+            for n in range(1, len(batch) + 1):
+                index = by_pair.get(n)
+                raw = None if index is None else rows[index]
+                chance = None if index is None else chances[index]
+                verdicts.append(self._verdict(raw, n, chance, session))
         except Exception as exc:
             usage = usage_of(exc)
             verdicts = [PairVerdict(label=None, reasoning=_why(exc)) for _ in batch]
@@ -276,7 +278,7 @@ class LLMJudge:
         return verdicts
 
     def _verdict(
-        self, raw: dict[str, Any] | None, number: int, session: MaskSession
+        self, raw: dict[str, Any] | None, number: int, chance: float | None, session: MaskSession
     ) -> PairVerdict:
         if raw is None:
             return PairVerdict(label=None, reasoning=f"the reply had no verdict for pair {number}")
@@ -284,7 +286,7 @@ class LLMJudge:
             out = VerdictOut.model_validate(raw)
             return PairVerdict(
                 label=PairLabel(out.label),
-                confidence=out.confidence,
+                confidence=confidence(chance, out.confidence),
                 reasoning=session.unmask(out.reasoning),
             )
         except (ValidationError, LLMError) as exc:

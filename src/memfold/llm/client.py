@@ -6,7 +6,11 @@ retries inside the role's timeout, check the reply for leaked placeholders,
 parse and validate it, record its cost. A server that refuses ``response_format:
 json_schema`` (llama.cpp's server answers HTTP 500) is asked again at once with
 ``json_object``, then with the schema in the prompt only, and the format that worked is
-remembered for that endpoint. Each failure is a typed ``LLMError``
+remembered for that endpoint. Output is bounded by ``max_tokens`` as well as
+``max_completion_tokens`` (llama.cpp's server reads only the first, OpenAI's reasoning
+models refuse it), and token log-probabilities are asked for where the role wants them
+(``logprobs``); a server that refuses one of these parameters is asked again at once
+without it, and that too is remembered per endpoint. Each failure is a typed ``LLMError``
 carrying the call's usage (``usage_of(exc)``), so callers can SKIP and still
 log what was spent. An ``LLMClient`` must be used from one event loop.
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -53,6 +58,7 @@ from memfold.llm.formats import (
     with_format,
 )
 from memfold.llm.limits import RateLimits, check_daily_budget, estimate_tokens
+from memfold.llm.logprobs import TokenLogprob, token_logprobs
 from memfold.llm.parsing import parse_reply
 from memfold.llm.roles import ResolvedRole, resolve_all, resolve_role
 from memfold.llm.secrets import MaskSession
@@ -65,11 +71,38 @@ T = TypeVar("T", bound=BaseModel)
 
 @dataclass(frozen=True, slots=True)
 class LLMResult(Generic[T]):
-    """A validated reply, its cost, and the raw (still masked) text."""
+    """A validated reply, its cost, the raw (still masked) text, and the log-probability
+    of each generated token where the server sent them."""
 
     value: T
     usage: CallUsage
     raw: str
+    logprobs: tuple[TokenLogprob, ...] | None = None
+
+
+# Request parameters a server may refuse, each dropped for that endpoint once refused.
+MAX_TOKENS, MAX_COMPLETION_TOKENS, LOGPROBS = "max_tokens", "max_completion_tokens", "logprobs"
+_REFUSABLE = (LOGPROBS, MAX_TOKENS, MAX_COMPLETION_TOKENS)
+
+
+class ParamRefused(Exception):
+    """The server refused a request parameter it was sent (it names it in its 4xx)."""
+
+    def __init__(self, param: str, status: int, message: str) -> None:
+        super().__init__(message)
+        self.param = param
+        self.status = status
+
+
+def _refused_param(err: openai.APIStatusError, sent: set[str]) -> str | None:
+    """The droppable parameter a 400/422 names, if it was sent."""
+    if err.status_code not in (400, 422):
+        return None
+    said = f"{err.message} {err.body}".lower()
+    for param in _REFUSABLE:
+        if param in sent and re.search(rf"\b(top_)?{param}\b", said):
+            return param
+    return None
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -104,6 +137,8 @@ class LLMClient:
         # Per endpoint: the response format in use, and whether a reply confirmed it.
         self._formats: dict[str, str] = {}
         self._confirmed: set[str] = set()
+        # Per endpoint: request parameters it refused, no longer sent.
+        self._dropped: dict[str, set[str]] = {}
 
     def response_format(self, task: str = "consolidation") -> str:
         """The way ``task``'s endpoint is held to the schema now: ``json_schema``,
@@ -145,6 +180,7 @@ class LLMClient:
         send_schema: type[BaseModel] | None = None,
         masking: MaskSession | None = None,
         premasked: bool = False,
+        max_tokens: int | None = None,
     ) -> LLMResult[T]:
         """Send ``messages`` for ``task``; the reply validated against ``schema``.
 
@@ -153,6 +189,7 @@ class LLMClient:
         by one. Pass ``masking`` to unmask the reply with the same session, and
         ``premasked`` when every text in ``messages`` already went through it (the
         judges mask each memory text; rescanning a batch's whole JSON costs ms).
+        ``max_tokens`` bounds the reply below the role's ``max_completion_tokens``.
         """
         if not messages:
             raise ValueError("complete() needs at least one message")
@@ -166,14 +203,18 @@ class LLMClient:
         estimate = sum(estimate_tokens(m["content"]) for m in masked)
         if self._format_of(role) != JSON_SCHEMA:
             estimate += estimate_tokens(json_instruction(advertised))
+        bound = role.settings.max_completion_tokens
+        bound = bound if max_tokens is None else max(1, min(bound, max_tokens))
         base = CallUsage(task=task, role=role.name, model=role.model)
         started = time.perf_counter()
         try:
             check_daily_budget(role, self._sink, estimate)
-            await self._limits.take(role, estimate + role.settings.max_completion_tokens)
+            await self._limits.take(role, estimate + bound)
         except BudgetExhausted as exc:
             raise self._fail(exc, replace(base, outcome=outcomes.BUDGET), started) from None
-        completion, attempts = await self._send_in_a_format(role, base, masked, advertised, started)
+        completion, attempts = await self._send_in_a_format(
+            role, base, masked, advertised, started, bound
+        )
         used = completion.usage
         usage = replace(
             base,
@@ -195,7 +236,7 @@ class LLMClient:
             raise self._fail(exc, replace(usage, outcome=outcomes.INVALID), started) from None
         usage = replace(usage, latency_ms=(time.perf_counter() - started) * 1000)
         self._record(usage, None)
-        return LLMResult(value=value, usage=usage, raw=content)
+        return LLMResult(value=value, usage=usage, raw=content, logprobs=token_logprobs(choice))
 
     async def _send_in_a_format(
         self,
@@ -204,16 +245,28 @@ class LLMClient:
         messages: list[ChatMessage],
         schema: type[BaseModel],
         started: float,
+        bound: int,
     ) -> tuple[Any, int]:
         """``_send`` in the endpoint's response format; on a refusal of a format no reply
-        has confirmed yet, the next looser one at once (logged once), remembered."""
+        has confirmed yet, the next looser one at once (logged once), remembered. A
+        refused parameter is dropped the same way."""
         endpoint = role.endpoint
         fmt = self._format_of(role)
         while True:
             try:
                 completion, attempts = await self._send(
-                    role, base, with_format(messages, schema, fmt), schema, started, fmt
+                    role, base, with_format(messages, schema, fmt), schema, started, fmt, bound
                 )
+            except ParamRefused as refused:
+                log.warning(
+                    "%s refused %s (HTTP %d: %s); not sending it from now on",
+                    endpoint,
+                    refused.param,
+                    refused.status,
+                    refused,
+                )
+                self._dropped.setdefault(endpoint, set()).add(refused.param)
+                continue
             except FormatRefused as refused:
                 looser = FORMATS[FORMATS.index(fmt) + 1]
                 log.warning(
@@ -230,6 +283,10 @@ class LLMClient:
             self._confirmed.add(endpoint)
             return completion, attempts
 
+    def refused_params(self, task: str = "consolidation") -> set[str]:
+        """Request parameters ``task``'s endpoint refused, no longer sent to it."""
+        return set(self._dropped.get(self.role(task).endpoint, set()))
+
     def _format_of(self, role: ResolvedRole) -> str:
         if not role.settings.json_schema:
             return PROMPT_ONLY
@@ -243,15 +300,25 @@ class LLMClient:
         schema: type[BaseModel],
         started: float,
         fmt: str = PROMPT_ONLY,
+        bound: int | None = None,
     ) -> tuple[Any, int]:
         """The HTTP call with retries; every failure mapped to a typed ``LLMError``, or to
-        ``FormatRefused`` while ``fmt`` is still untried on this endpoint."""
+        ``FormatRefused`` while ``fmt`` is still untried on this endpoint, or to
+        ``ParamRefused`` for a parameter the endpoint refuses."""
+        dropped = self._dropped.get(role.endpoint, set())
+        sent = {MAX_TOKENS, MAX_COMPLETION_TOKENS} - dropped
+        if role.settings.logprobs and LOGPROBS not in dropped:
+            sent.add(LOGPROBS)
+        limit = role.settings.max_completion_tokens if bound is None else bound
         kwargs: dict[str, Any] = {
             "model": role.model,
             "messages": messages,
             "temperature": role.settings.temperature,
-            "max_completion_tokens": role.settings.max_completion_tokens,
+            **{param: limit for param in (MAX_TOKENS, MAX_COMPLETION_TOKENS) if param in sent},
         }
+        if LOGPROBS in sent:
+            # top_logprobs 1: llama-cpp-python returns no log-probabilities without it.
+            kwargs.update(logprobs=True, top_logprobs=1)
         if fmt != PROMPT_ONLY:
             # Sent as extra_body: the SDK would otherwise walk the whole schema through its
             # typed-dict transform on every call (about 2 ms), for a dict that is already JSON.
@@ -297,6 +364,9 @@ class LLMClient:
         except openai.APIStatusError as err:
             if probing and refuses_format(err):
                 raise FormatRefused(err.status_code, err.message) from None
+            param = _refused_param(err, sent)
+            if param is not None:
+                raise ParamRefused(param, err.status_code, err.message) from None
             exc = LLMUnavailable(f"{role.endpoint} answered HTTP {err.status_code}: {err.message}")
             raise self._fail(exc, replace(base, outcome=outcomes.UNAVAILABLE), started) from None
         except (openai.APIResponseValidationError, ValueError) as err:

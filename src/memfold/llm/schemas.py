@@ -23,23 +23,39 @@ class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-class DecisionOut(_Lenient):
-    """One consolidation decision; ``item`` is the 1-based number of the new memory."""
+class DecisionAsked(_Lenient):
+    """One consolidation decision as the model is asked for it: ``item`` is the 1-based
+    number of the new memory, ``targets`` the numbers of its candidates as listed to the
+    model; the reasoning comes first, so the model reasons before it decides."""
 
     item: int = Field(ge=1)
+    reasoning: str = ""
     action: ActionName
+    targets: list[int] = Field(default_factory=list)
+    text: str | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class DecisionOut(_Lenient):
+    """One consolidation decision as accepted: candidate numbers (``targets``, also as
+    strings) or ``target_ids`` naming candidates by number or id; area and importance
+    when a model volunteers them."""
+
+    item: int = Field(ge=1)
+    reasoning: str = ""
+    action: ActionName
+    targets: list[int | str] = Field(default_factory=list)
     target_ids: list[str] = Field(default_factory=list)
     text: str | None = None
     area: AreaName | None = None
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
-    confidence: float = Field(ge=0.0, le=1.0)
-    reasoning: str = ""
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class ConsolidationReply(_Lenient):
     """What the model is asked for (and what the server may enforce)."""
 
-    decisions: list[DecisionOut]
+    decisions: list[DecisionAsked]
 
 
 class ConsolidationEnvelope(_Lenient):
@@ -52,9 +68,9 @@ class VerdictOut(_Lenient):
     """One pair classification; ``pair`` is the 1-based number of the pair."""
 
     pair: int = Field(ge=1)
-    label: LabelName
-    confidence: float = Field(ge=0.0, le=1.0)
     reasoning: str = ""
+    label: LabelName
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class ClassificationReply(_Lenient):

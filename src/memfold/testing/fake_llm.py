@@ -109,8 +109,12 @@ class FakeLLMServer:
         host: str = "127.0.0.1",
         port: int = 0,
         cycle: bool = False,
+        refuse_params: Sequence[str] = (),
     ) -> None:
         self.host = host
+        # Request keys answered with HTTP 400 naming them, as a server that lacks them
+        # does (an OpenAI reasoning model and max_tokens; a server without logprobs).
+        self.refuse_params = tuple(refuse_params)
         self.port = port
         self.models = list(models)
         self.cycle = cycle
@@ -219,6 +223,9 @@ class FakeLLMServer:
         body = await self._record(request)
         if not isinstance(body, dict):
             return _error(400, "request body is not a JSON object", "invalid_request_error")
+        refused = [p for p in self.refuse_params if p in body]
+        if refused:
+            return _error(400, f"Unsupported parameter: '{refused[0]}'", "invalid_request_error")
         reply = self._next_reply(body)
         if reply is None:
             return _error(500, "fake-llm script exhausted", "server_error")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -43,6 +44,9 @@ class Reply:
     # Function calls the assistant makes: (name, arguments as a dict), answered as
     # OpenAI ``tool_calls`` with ``finish_reason: "tool_calls"``.
     tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    # Generated tokens with their log-probabilities (see ``logprob_tokens``), sent only
+    # when the request asks ``logprobs: true``, as OpenAI / vLLM / llama.cpp send them.
+    logprobs: tuple[tuple[str, float], ...] | None = None
 
     @property
     def text(self) -> str:
@@ -121,6 +125,14 @@ def chat_completion(body: dict[str, Any], reply: Reply, *, finish_reason: str = 
         reply.completion_tokens if reply.completion_tokens is not None else count_tokens(text)
     )
     message: dict[str, Any] = {"role": "assistant", "content": text}
+    choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish_reason}
+    if reply.logprobs is not None and body.get("logprobs"):
+        choice["logprobs"] = {
+            "content": [
+                {"token": t, "logprob": lp, "bytes": None, "top_logprobs": []}
+                for t, lp in reply.logprobs
+            ]
+        }
     if reply.tool_calls:
         message["content"] = text or None
         message["tool_calls"] = [
@@ -131,19 +143,34 @@ def chat_completion(body: dict[str, Any], reply: Reply, *, finish_reason: str = 
             }
             for n, (name, arguments) in enumerate(reply.tool_calls)
         ]
-        finish_reason = "tool_calls"
+        choice["finish_reason"] = "tool_calls"
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", "fake-model"),
-        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        "choices": [choice],
         "usage": {
             "prompt_tokens": p_tokens,
             "completion_tokens": c_tokens,
             "total_tokens": p_tokens + c_tokens,
         },
     }
+
+
+def logprob_tokens(text: str, probabilities: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
+    """``text`` cut into tokens for ``Reply.logprobs``: each string of ``probabilities``
+    one token with log(p) (every occurrence), the rest in word-sized tokens at p = 1."""
+    keys = sorted(probabilities, key=len, reverse=True)
+    pattern = "|".join(re.escape(k) for k in keys) if keys else None
+    out: list[tuple[str, float]] = []
+    at = 0
+    for m in re.finditer(pattern, text) if pattern else ():
+        out += [(t, 0.0) for t in re.findall(r"\w+|\W", text[at : m.start()])]
+        out.append((m.group(0), math.log(probabilities[m.group(0)])))
+        at = m.end()
+    out += [(t, 0.0) for t in re.findall(r"\w+|\W", text[at:])]
+    return tuple(out)
 
 
 def last_user_message(body: dict[str, Any]) -> str:
@@ -154,6 +181,54 @@ def last_user_message(body: dict[str, Any]) -> str:
     return ""
 
 
+def _memory_text(shown: str) -> str:
+    """A memory as listed: plain, or a JSON string when it holds line breaks."""
+    if shown.startswith('"') and shown.endswith('"'):
+        try:
+            decoded = json.loads(shown)
+        except json.JSONDecodeError:
+            return shown
+        return decoded if isinstance(decoded, str) else shown
+    return shown
+
+
+_CANDIDATE = re.compile(r"^(\d+): (.*?)(?: \((?:differs: .*|same words)\))?$")
+
+
 def user_payload(body: dict[str, Any]) -> Any:
-    """The last user message parsed as JSON (memfold's judge sends JSON payloads)."""
-    return json.loads(last_user_message(body))
+    """The last user message as data. Decisions and pair reviews are sent as numbered
+    lines; they come back as ``{"items": [{"item": 1, "new": {"text": ...},
+    "candidates": [{"id": "1", "text": ...}]}]}`` (a candidate's ``id`` is its number,
+    which a reply may name in ``targets`` or ``target_ids``; the new one's is "0") or
+    ``{"pairs": [{"pair": 1, "a": {"text": ...}, "b": {"text": ...}}]}``. Anything else
+    is parsed as JSON."""
+    text = last_user_message(body)
+    blocks = [b.splitlines() for b in text.split("\n\n")]
+    if blocks and all(b and re.fullmatch(r"Item \d+", b[0]) for b in blocks):
+        items = []
+        for lines in blocks:
+            found = [_CANDIDATE.match(line) for line in lines[2:]]
+            items.append(
+                {
+                    "item": int(lines[0].split()[1]),
+                    "new": {"id": "0", "text": _memory_text(lines[1].removeprefix("NEW: "))},
+                    "candidates": [
+                        {"id": m.group(1), "text": _memory_text(m.group(2))}
+                        for m in found
+                        if m is not None
+                    ],
+                }
+            )
+        return {"items": items}
+    if blocks and all(len(b) == 3 and re.fullmatch(r"Pair \d+", b[0]) for b in blocks):
+        return {
+            "pairs": [
+                {
+                    "pair": int(b[0].split()[1]),
+                    "a": {"text": _memory_text(b[1].removeprefix("A: "))},
+                    "b": {"text": _memory_text(b[2].removeprefix("B: "))},
+                }
+                for b in blocks
+            ]
+        }
+    return json.loads(text)

@@ -1,17 +1,24 @@
 """Prompt files of the LLM judge, each with a version recorded in the log.
 
-A prompt file is Markdown: a ``version: N`` header line, a line ``---``, then
-the system prompt. Changing a prompt's wording means bumping its version, so
-every logged decision says which wording produced it (``name@N``).
+A prompt file is Markdown: a ``version: N`` header line, a line ``---``, then the
+system prompt, then optionally worked examples as chat turns, each opened by a line
+``=== user`` or ``=== assistant``. The system prompt and the examples go first in
+every call, byte for byte the same, so a server that caches a prompt prefix
+(llama.cpp, vLLM, OpenAI) evaluates them once; only the memories at the end vary.
+Changing a prompt's wording means bumping its version, so every logged decision says
+which wording produced it (``name@N``).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
 from memfold.errors import ConfigError
+
+_TURN = re.compile(r"^=== (user|assistant)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,11 +26,21 @@ class Prompt:
     name: str
     version: str
     text: str
+    # Worked examples: (role, content) chat turns sent after the system prompt.
+    examples: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
         """What the log records as ``prompt_version``: ``consolidation@1``."""
         return f"{self.name}@{self.version}"
+
+    def messages(self, user: str) -> list[dict[str, str]]:
+        """System prompt, examples, then ``user``: the stable prefix first."""
+        return [
+            {"role": "system", "content": self.text},
+            *({"role": role, "content": content} for role, content in self.examples),
+            {"role": "user", "content": user},
+        ]
 
 
 def parse_prompt(name: str, raw: str) -> Prompt:
@@ -35,7 +52,15 @@ def parse_prompt(name: str, raw: str) -> Prompt:
             version = value.strip()
     if not sep or not version or not body.strip():
         raise ConfigError(f"prompt {name!r} needs a 'version:' header, a '---' line and a body")
-    return Prompt(name=name, version=version, text=body.strip() + "\n")
+    parts = _TURN.split(body)
+    system, turns = parts[0], parts[1:]
+    examples = tuple(
+        (role, content.strip()) for role, content in zip(turns[::2], turns[1::2], strict=True)
+    )
+    roles = [role for role, _ in examples]
+    if roles != ["user", "assistant"] * (len(roles) // 2) or any(not c for _, c in examples):
+        raise ConfigError(f"prompt {name!r}: examples must be non-empty user/assistant pairs")
+    return Prompt(name=name, version=version, text=system.strip() + "\n", examples=examples)
 
 
 @cache
