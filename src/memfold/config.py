@@ -139,6 +139,18 @@ class ConsolidationSettings(Section):
     # may supersede it from this cosine up, instead of delete_threshold: "The user's
     # manager is Greg" / "The user now reports to Patricia" embed at 0.36.
     value_update_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
+    # Update channel (``memfold.engine.update_channel``): a new memory with a change cue
+    # also gets, below discovery_threshold, older memories of its scope about the same
+    # subject with a keyword match on the attribute ("Sam lives in Lyon" / "Sam moved
+    # to Berlin" embed at 0.64). At most update_channel_max of them, from the best
+    # update_channel_fetched keyword hits, with cosine >= update_channel_min_similarity
+    # (the same 0.35 as value_update_min_similarity: "reports to" / "manager" embed at
+    # 0.36; the dev scenarios' distractors sit at 0.25-0.54, kept by the evidence
+    # check). They may only be superseded (DELETE, with evidence), never folded;
+    # update_channel_max = 0 turns the channel off.
+    update_channel_max: int = Field(3, ge=0)
+    update_channel_fetched: int = Field(20, ge=1)
+    update_channel_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
     # UPDATE rewrites a memory in place: its own cosine gate (see docs/benchmarks.md).
     update_threshold: float = Field(0.85, ge=0.0, le=1.0)
     # A change cue ("now", "moved to") retires an older memory only when it is about the

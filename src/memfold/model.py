@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -313,10 +313,17 @@ class Job:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """An existing memory that a new one might consolidate with."""
+    """An existing memory that a new one might consolidate with.
+
+    ``via``: how it was found. "similar": a vector neighbour at the discovery cosine or
+    above. "update": the update channel (``engine.update_channel``), an older memory
+    about the same subject that a change cue may supersede; the guards let such a
+    candidate be superseded (DELETE, with evidence) and never folded or replaced.
+    """
 
     memory: MemoryRecord
     similarity: float
+    via: Literal["similar", "update"] = "similar"
 
 
 @dataclass(slots=True)

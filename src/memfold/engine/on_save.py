@@ -18,6 +18,7 @@ from memfold.engine.changes import commit
 from memfold.engine.context import Context
 from memfold.engine.jobs import Outcome, owner_of
 from memfold.engine.search import similar_active
+from memfold.engine.update_channel import update_candidates
 from memfold.errors import ConflictError, LeaseLost
 from memfold.judge.base import Judge, SaveItem
 from memfold.model import Action, Candidate, Decision, Job, MemoryRecord, Status, Vector
@@ -49,22 +50,25 @@ def _origin(ctx: Context, memory: MemoryRecord, order: dict[str, int], depth: in
 
 def candidates_for(ctx: Context, record: MemoryRecord) -> list[Candidate]:
     """What was already known when ``record`` was saved: similar active memories inserted
-    before it (whatever their ``created_at``: a backdated save is judged too). A memory
-    made by consolidation counts from its newest source, so a merge of older saves is
-    known to a later one. Two saves pending together are judged once, newer against
-    older, never each against the other."""
+    before it (whatever their ``created_at``: a backdated save is judged too), then the
+    update channel's (``engine.update_channel``: below the discovery cosine, for a
+    change cue; ``via="update"``). A memory made by consolidation counts from its newest
+    source, so a merge of older saves is known to a later one. Two saves pending
+    together are judged once, newer against older, never each against the other."""
     cfg = ctx.settings.consolidation
     found = similar_active(
         ctx, record, k=cfg.candidates_fetched, min_similarity=cfg.discovery_threshold
     )
-    if not found:
+    channel = update_candidates(ctx, record, exclude=[c.memory.id for c in found])
+    if not found and not channel:
         return []
-    order = ctx.store.insertion_order([record.id, *(c.memory.id for c in found)])
+    order = ctx.store.insertion_order([record.id, *(c.memory.id for c in (*found, *channel))])
     mine = order.get(record.id)
     if mine is None:
         return []
     older = [c for c in found if _origin(ctx, c.memory, order) < mine]
-    return older[: cfg.candidates_judged]
+    older_channel = [c for c in channel if _origin(ctx, c.memory, order) < mine]
+    return older[: cfg.candidates_judged] + older_channel[: cfg.update_channel_max]
 
 
 def _prepare(ctx: Context, job: Job) -> SaveItem | Outcome:

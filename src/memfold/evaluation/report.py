@@ -130,6 +130,15 @@ def beam_table(result: JSONDict, title: str) -> Table:
         f"{pct(share)}  {result['update_outcomes']}",
         f">= 70 % {verdict(None if share is None else share >= 0.7)}",
     )
+    if "handled_by_consolidation" in result:
+        table.add_row(
+            "knowledge update handled by consolidation (original retired for, or "
+            "rewritten to hold, the update; any original inactive)",
+            f"{pct(result['handled_by_consolidation_rate'])}  "
+            f"{result['handled_by_consolidation']} of {result['updates_scored']} "
+            f"({result['originals_inactive']})",
+            "",
+        )
     dropped = result["contradictions_dropped"]
     table.add_row(
         "contradiction statements: how they survived",

@@ -3,8 +3,12 @@
 Each chat's user messages are ingested in order (sources = message id) with sync
 consolidation. Knowledge update: searched with the question, the memory carrying
 ``updated_info`` must rank above the one carrying ``original_info`` (or the
-original must be superseded). Contradiction resolution: both statements must
-survive: active, or superseded yet readable with ``get`` and linked.
+original must be superseded). Apart from ranking, *handled by consolidation*: the
+original memory was retired in favour of the update (no longer active, its successors
+leading to a memory that carries the updated message) or rewritten to hold it (the
+memory carrying the original also carries the updated message). Contradiction
+resolution: both statements must survive: active, or superseded yet readable with
+``get`` and linked.
 """
 
 from __future__ import annotations
@@ -69,6 +73,32 @@ def survival(mem: Memory, record: MemoryRecord) -> str:
     return "dropped"
 
 
+_MAX_CHAIN = 32
+
+
+def handled(
+    mem: Memory, original: MemoryRecord, updated: tuple[str, ...], stored: dict[str, str]
+) -> bool:
+    """Did consolidation itself retire ``original`` for the update, or rewrite it to
+    hold the update? Follows ``superseded_by`` to the memory that stands for it now.
+    A message that carries both values (the same memory) is not counted."""
+    if original.id in {stored[i] for i in updated if i in stored}:
+        return False
+    record: MemoryRecord | None = original
+    for _ in range(_MAX_CHAIN):
+        if record is None:
+            return False
+        if set(updated) & set(record.sources):
+            return True  # rewritten to hold it, or retired by it (or by what absorbed it)
+        if record.status is Status.ACTIVE or not record.superseded_by:
+            return False
+        try:
+            record = mem.get(record.superseded_by)
+        except NotFound:
+            return False
+    return False
+
+
 def run_beam(env: EvalEnv) -> JSONDict:
     chats = load_beam(env.data, env.split)
     if env.max_convs is not None:
@@ -98,7 +128,18 @@ def run_beam(env: EvalEnv) -> JSONDict:
                 )
                 if not any(i in stored for i in u.updated):
                     outcome = "not-ingested"
-                updates.append({"chat": chat.number, "question": u.question, "outcome": outcome})
+                by_consolidation = bool(originals) and all(
+                    handled(mem, r, u.updated, stored) for r in originals
+                )
+                updates.append(
+                    {
+                        "chat": chat.number,
+                        "question": u.question,
+                        "outcome": outcome,
+                        "original_inactive": superseded,
+                        "handled_by_consolidation": by_consolidation,
+                    }
+                )
             for c in chat.contradictions:
                 states = [survival(mem, r) for r in _records(mem, stored, c.first + c.second)]
                 contradictions.append(
@@ -120,6 +161,14 @@ def run_beam(env: EvalEnv) -> JSONDict:
         "updates": updates,
         "update_outcomes": tally(u["outcome"] for u in updates),
         "updated_above_original": rate(len(passed), len(scored)),
+        # Apart from ranking: the original retired for, or rewritten to hold, the update.
+        "handled_by_consolidation": sum(1 for u in scored if u["handled_by_consolidation"]),
+        "handled_by_consolidation_rate": rate(
+            sum(1 for u in scored if u["handled_by_consolidation"]), len(scored)
+        ),
+        # The original no longer active, for whatever reason (an upper bound).
+        "originals_inactive": sum(1 for u in scored if u["original_inactive"]),
+        "updates_scored": len(scored),
         "contradictions": contradictions,
         "contradiction_states": tally(states),
         "contradictions_dropped": sum(1 for s in states if s == "dropped"),

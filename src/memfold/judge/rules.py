@@ -111,7 +111,7 @@ class RuleJudge:
                 return _keep(target, f"{why}; words inserted, not similar enough to merge")
             return self._fold(target, cmp, _CONFIDENCE[relation], why, core)
         if relation in (Relation.NEGATION_FLIP, Relation.VALUE_CHANGE, Relation.UPDATED):
-            return self._supersede(target, candidate.similarity, cmp, why, core)
+            return self._supersede(target, candidate.similarity, cmp, why, core, candidate.via)
         return None
 
     def _fold(
@@ -137,7 +137,13 @@ class RuleJudge:
         return _decision(Action.REPLACE, [target.id], None, _CONFIDENCE[Relation.PARAPHRASE], why)
 
     def _supersede(
-        self, target: MemoryRecord, similarity: float, cmp: Comparison, why: str, core: bool
+        self,
+        target: MemoryRecord,
+        similarity: float,
+        cmp: Comparison,
+        why: str,
+        core: bool,
+        via: str = "similar",
     ) -> Decision:
         confidence = conflict_confidence(cmp)
         settings = self._settings
@@ -155,6 +161,10 @@ class RuleJudge:
             if cmp.relation is Relation.UPDATED
             else settings.delete_threshold
         )
+        if via == "update":
+            # Found by the update channel (same subject, change cue, shared attribute):
+            # its own floor; the guards still want the supersede evidence.
+            floor = min(floor, settings.update_channel_min_similarity)
         if confidence < settings.delete_min_confidence or similarity < floor:
             return _keep(target, f"{why}; possible conflict, not sure enough to supersede")
         reason = f"newer memory supersedes the older one: {why}"

@@ -14,6 +14,9 @@ memories stay), a malformed one to SKIP (nothing happens, logged). Pure: no I/O.
   ``paraphrase_min_similarity`` gate instead of the destructive one. A negation
   with no sign of change stays a contradiction: KEEP_SEPARATE, linked.
 - A memory holding an instruction addressed to a model is never consolidated.
+- An update-channel candidate (``Candidate.via == "update"``) may only be superseded:
+  DELETE, with evidence, on ``update_channel_min_similarity``; anything else naming it
+  becomes KEEP_SEPARATE.
 """
 
 from __future__ import annotations
@@ -66,7 +69,15 @@ def apply_guards(
     by_id = {c.memory.id: c for c in candidates}
     targets = [by_id[t] for t in _unique(guarded.target_ids)]
     verdict = _Verdict()
-    if any(instruction_like(m.text) for m in (new, *(t.memory for t in targets))):
+    channel = [t.memory.id for t in targets if t.via == "update"]
+    if channel and action is not Action.DELETE:
+        # An update-channel candidate was found for a change, below the discovery cosine:
+        # it may be superseded (DELETE, with evidence), never folded or replaced.
+        verdict.problems.append(
+            f"{action.value} of update-channel candidate(s) {', '.join(channel)}: "
+            "they may only be superseded"
+        )
+    elif any(instruction_like(m.text) for m in (new, *(t.memory for t in targets))):
         verdict.problems.append("a memory holding an instruction to a model is not consolidated")
     elif action in (Action.UPDATE, Action.MERGE):
         _check_fold(guarded, new, targets, settings, limits, verdict)
@@ -167,10 +178,14 @@ def _check_delete(
 ) -> None:
     """DELETE supersedes a contradicted or retracted target: the rules must see why."""
     for target in targets:
-        # A new value the rules read word for word has its own, lower cosine gate.
-        updated = value_update(target.memory.text, new.text)
-        floor = settings.value_update_min_similarity if updated else settings.delete_threshold
-        verdict.problems += _below(Action.DELETE, [target], floor)
+        # A new value the rules read word for word has its own, lower cosine gate, and so
+        # has an update-channel candidate (the evidence below is required all the same).
+        floors = [settings.delete_threshold]
+        if value_update(target.memory.text, new.text):
+            floors.append(settings.value_update_min_similarity)
+        if target.via == "update":
+            floors.append(settings.update_channel_min_similarity)
+        verdict.problems += _below(Action.DELETE, [target], min(floors))
     if decision.confidence < settings.delete_min_confidence:
         verdict.problems.append(
             f"DELETE needs confidence >= {settings.delete_min_confidence:.2f}, "
