@@ -71,6 +71,10 @@ class SearchSettings(Section):
     # k = 5, 10, 20 (weights 0.25 to 0.4 give 0.666 to 0.679 at k = 10).
     fusion: Literal["convex", "rrf"] = "convex"
     keyword_weight: float = Field(0.3, ge=0.0, le=1.0)
+    # The min-max range of the keyword scores is at least this share of the best one:
+    # scores within a few percent of each other (a word in every memory of a small
+    # scope, told apart only by length) stay near-equal, not stretched to 0..1.
+    keyword_min_spread: float = Field(0.5, ge=0.0)
     rrf_k: int = Field(60, ge=1)
     # How many hits each list (vector, keyword) contributes before fusion.
     fusion_depth: int = Field(50, ge=1)
@@ -91,6 +95,23 @@ class SearchSettings(Section):
     keyword_prune_min_docs: int = Field(2000, ge=0)
     # Document frequencies are cached until the store grows by this share.
     keyword_df_refresh_share: float = Field(0.1, gt=0.0)
+    # Keyword ranking (hybrid and mode="keyword"). "scope": the first keyword_pool FTS5
+    # matches are re-scored by BM25 with the searched scope's own document count,
+    # average length and document frequencies (memfold.index.bm25), so a user's own
+    # frequent words (their name) count as common in their searches, however rare in
+    # the store; recounted when the store has changed by keyword_df_refresh_share of
+    # the scope. "table": FTS5's bm25() over the whole table. bm25_k1 saturates
+    # repeated terms; bm25_b normalizes by length (0 none, 1 full). Tuned on LoCoMo raw
+    # turns, dev conversations only (docs/benchmarks.md).
+    keyword_scoring: Literal["scope", "table"] = "scope"
+    bm25_k1: float = Field(1.2, ge=0.0)
+    bm25_b: float = Field(0.3, ge=0.0, le=1.0)
+    keyword_pool: int = Field(100, ge=1)
+    # A scope of at most this many memories (not the whole store) has its document
+    # frequencies counted in one pass over its texts, when first searched and at each
+    # refresh (~5 ms per 1,000); a larger one counts each query term over the FTS5
+    # index, cached per term. The whole store's come from the FTS5 vocabulary.
+    keyword_scan_max_docs: int = Field(5000, ge=0)
     # Bounds on search/list arguments: values in one metadata filter ($in items
     # counted), and how far search may page (offset).
     filter_max_terms: int = Field(1000, ge=1)

@@ -85,6 +85,7 @@ class Memory(ReadMethods):
             keyword_max_df_share=self.settings.search.keyword_max_df_share,
             keyword_df_refresh_share=self.settings.search.keyword_df_refresh_share,
             keyword_prune_min_docs=self.settings.search.keyword_prune_min_docs,
+            keyword_scan_max_docs=self.settings.search.keyword_scan_max_docs,
             create_parent=location is None,  # only the default folder is created
         )
         # Built on first use: reading commands (get, list, log, stats) load no model.

@@ -41,6 +41,18 @@ def test_a_lone_keyword_hit_counts_fully_and_a_missing_cosine_counts_lowest() ->
     assert convex_fuse([], [], {}, 0.3) == []
 
 
+def test_near_equal_keyword_scores_are_not_stretched_with_a_spread_floor() -> None:
+    cos = {"long": 0.6, "short": 0.2}
+    near = [("short", -2.1), ("long", -2.0)]  # one shared word, told apart by length
+    stretched = dict(convex_fuse([], near, cos, keyword_weight=0.5))
+    assert stretched["short"] - stretched["long"] == pytest.approx(0.5 - 0.5 * 0.4)
+    floored = convex_fuse([], near, cos, keyword_weight=0.5, min_spread=0.5)
+    assert floored[0][0] == "long"  # the keyword difference no longer outweighs the cosine
+    assert dict(floored)["long"] == pytest.approx(0.5 * (1 - 0.1 / 1.05) + 0.5 * 0.6)
+    # a real spread is still min-max normalized
+    assert dict(convex_fuse([], KEYWORD, {}, 1.0, min_spread=0.5))["k3"] == 0.0
+
+
 # One memory shares the query's rare word but not its meaning; another has the meaning
 # but none of the query's words.
 BY_WORD = "Zorblax parked the van behind the old warehouse"

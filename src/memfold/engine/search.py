@@ -9,6 +9,7 @@ from typing import Literal
 import numpy as np
 
 from memfold.engine.context import Context
+from memfold.index.bm25 import Bm25Params
 from memfold.model import (
     Area,
     Candidate,
@@ -45,6 +46,7 @@ def convex_fuse(
     keyword_hits: Sequence[tuple[str, float]],
     cosines: dict[str, float],
     keyword_weight: float,
+    min_spread: float = 0.0,
 ) -> list[tuple[str, float]]:
     """Score-based fusion: ``keyword_weight * keyword + (1 - keyword_weight) * cosine``.
 
@@ -53,12 +55,16 @@ def convex_fuse(
     memory the keyword list did not return counts 0. ``cosines``: the cosine to the
     query of every candidate of either list; one without (no vector) counts as the
     lowest cosine among the candidates. A tie goes to the better vector rank, then the id.
+    ``min_spread``: the normalizing range is at least this share of the best score, so
+    near-equal keyword scores (one word in every memory of a small scope, told apart
+    only by length) stay near-equal instead of being stretched to 0..1.
     """
     bm25 = {mid: -rank for mid, rank in keyword_hits}
     keyword: dict[str, float] = {}
     if bm25:
         low, high = min(bm25.values()), max(bm25.values())
-        keyword = {m: (s - low) / (high - low) if high > low else 1.0 for m, s in bm25.items()}
+        span = max(high - low, min_spread * high)
+        keyword = {m: 1.0 - (high - s) / span if span > 0 else 1.0 for m, s in bm25.items()}
     candidates = dict.fromkeys([m for m, _ in vector_hits] + [m for m, _ in keyword_hits])
     floor = min((cosines[m] for m in candidates if m in cosines), default=0.0)
     scores = {
@@ -117,8 +123,11 @@ def search(
             only=only,
         )
     if mode in ("hybrid", "keyword"):
+        bm25 = None
+        if cfg.keyword_scoring == "scope":
+            bm25 = Bm25Params(cfg.bm25_k1, cfg.bm25_b, max(depth, cfg.keyword_pool))
         keyword_hits = ctx.store.keyword_search(
-            scope, query, depth, statuses=statuses, areas=areas, where=where
+            scope, query, depth, statuses=statuses, areas=areas, where=where, bm25=bm25
         )
     vec_score = dict(vector_hits)
     kw_rank = {mid: rank for rank, (mid, _) in enumerate(keyword_hits, start=1)}
@@ -128,7 +137,9 @@ def search(
         ranked = [(mid, -score) for mid, score in keyword_hits]
     elif cfg.fusion == "convex" and query_vec is not None:
         _add_cosines(ctx, vec_score, [mid for mid, _ in keyword_hits], query_vec)
-        ranked = convex_fuse(vector_hits, keyword_hits, vec_score, cfg.keyword_weight)
+        ranked = convex_fuse(
+            vector_hits, keyword_hits, vec_score, cfg.keyword_weight, cfg.keyword_min_spread
+        )
     else:
         ranked = rrf_fuse([[m for m, _ in vector_hits], [m for m, _ in keyword_hits]], cfg.rrf_k)
     if query_vec is not None and threshold is not None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from memfold.index.bm25 import Bm25Params
 from memfold.model import (
     Area,
     Job,
@@ -117,7 +118,8 @@ class Store(Protocol):
 
     def embedding_models(self) -> dict[str, int]: ...
 
-    # keyword search: (id, bm25 rank score; lower is better)
+    # keyword search: (id, bm25 rank score; lower is better); ``bm25``: BM25 with the
+    # scope's own statistics instead of the backend's table-wide ranking
     def keyword_search(
         self,
         scope: Scope,
@@ -127,6 +129,7 @@ class Store(Protocol):
         statuses: Sequence[Status],
         areas: Sequence[Area] | None = None,
         where: Filter | None = None,
+        bm25: Bm25Params | None = None,
     ) -> list[tuple[str, float]]: ...
 
     # ids, scopes, filtered candidates

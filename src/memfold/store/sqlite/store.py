@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memfold.errors import ConflictError, NotFound
+from memfold.index.bm25 import Bm25Params, ScopeStatsCache, Stemmer
 from memfold.model import (
     Area,
     JSONDict,
@@ -38,6 +39,7 @@ from memfold.store.sqlite.erase import EraseTablesMixin
 from memfold.store.sqlite.filter_sql import filter_sql
 from memfold.store.sqlite.fts import DocFrequencies, match_expression, query_words
 from memfold.store.sqlite.jobs import JobsTableMixin
+from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.review import ReviewTablesMixin
 from memfold.store.sqlite.scopes import ScopeQueriesMixin
 from memfold.store.sqlite.usage import UsageTableMixin
@@ -48,7 +50,12 @@ def _placeholders(n: int) -> str:
 
 
 class SQLiteStore(
-    JobsTableMixin, ReviewTablesMixin, UsageTableMixin, EraseTablesMixin, ScopeQueriesMixin
+    JobsTableMixin,
+    ReviewTablesMixin,
+    UsageTableMixin,
+    EraseTablesMixin,
+    ScopeQueriesMixin,
+    ScopedBm25Mixin,
 ):
     def __init__(
         self,
@@ -58,6 +65,7 @@ class SQLiteStore(
         keyword_max_df_share: float = 1.0,
         keyword_df_refresh_share: float = 0.1,
         keyword_prune_min_docs: int = 2000,
+        keyword_scan_max_docs: int = 5000,
         create_parent: bool = False,
     ) -> None:
         self.path = Path(path).expanduser()
@@ -67,6 +75,8 @@ class SQLiteStore(
         )
         self._max_df_share = keyword_max_df_share
         self._doc_freq = DocFrequencies(keyword_df_refresh_share, keyword_prune_min_docs)
+        self._scope_stats = ScopeStatsCache(keyword_df_refresh_share, keyword_scan_max_docs)
+        self._stemmer = Stemmer()
 
     # plumbing ---------------------------------------------------------------
     def close(self) -> None:
@@ -311,7 +321,11 @@ class SQLiteStore(
         statuses: Sequence[Status],
         areas: Sequence[Area] | None = None,
         where: Filter | None = None,
+        bm25: Bm25Params | None = None,
     ) -> list[tuple[str, float]]:
+        """(id, rank: lower is better) of the best ``k`` keyword matches. ``bm25``:
+        rank by BM25 with the scope's own statistics (``memfold.index.bm25``) instead
+        of FTS5's table-wide ``bm25()``."""
         words = self._doc_freq.prune(
             query_words(query),
             total_docs=self._fts_rows(),
@@ -323,10 +337,13 @@ class SQLiteStore(
         match = match_expression(words)
         where_sql, params = self._filters(scope, statuses, areas, where)
         sql = (
-            "SELECT m.id, f.rank FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
+            f"SELECT m.id, {'m.text' if bm25 else 'f.rank'} FROM memories_fts f "
+            "JOIN memories m ON m.rowid = f.rowid"
             f"{where_sql.replace(' WHERE ', ' WHERE f.memories_fts MATCH ? AND ', 1)} "
             "ORDER BY f.rank LIMIT ?"
         )
+        if bm25 is not None:
+            return self._scoped_bm25(scope.key(), words, sql, [match, *params], k, bm25)
         return [(r[0], float(r[1])) for r in self._q(sql, [match, *params, k])]
 
     def _fts_rows(self) -> int:

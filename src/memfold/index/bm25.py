@@ -1,0 +1,171 @@
+"""BM25 with the statistics of the scope searched, not of the whole table.
+
+FTS5's built-in ``bm25()`` counts document frequencies and the average length over
+every row of the table. In a store shared by many users a user's own frequent words
+(their name, their pet's name) are rare store-wide, so they weigh like rare words in
+that user's searches. Here the keyword candidates FTS5 matched are re-scored with the
+scope's own document count, average length and per-term document frequencies
+(``ScopeStatsCache`` keeps them per scope until the store has changed by a share of the
+scope's size).
+
+Terms are Porter stems of lowercase word tokens, the same stems the ``porter
+unicode61`` FTS5 tokenizer indexes; lengths are counted in characters (only the ratio
+of a memory's length to the scope's average enters BM25).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import snowballstemmer
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_STEM_CACHE_MAX = 200_000
+
+
+@dataclass(frozen=True)
+class Bm25Params:
+    """``k1``: term-frequency saturation; ``b``: length normalization (0 none, 1 full);
+    ``pool``: how many FTS5 matches (best table-wide rank first) are re-scored."""
+
+    k1: float
+    b: float
+    pool: int
+
+
+class Stemmer:
+    """Porter stems of lowercase tokens, memoized (thread-safe: a dict read or write
+    is atomic; the snowball stemmer object is not shared between threads)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, str] = {}
+        self._local = threading.local()
+
+    def stem(self, word: str) -> str:
+        found = self._cache.get(word)
+        if found is None:
+            stemmer = getattr(self._local, "stemmer", None)
+            if stemmer is None:
+                stemmer = self._local.stemmer = snowballstemmer.stemmer("porter")
+            found = stemmer.stemWord(word)
+            if len(self._cache) >= _STEM_CACHE_MAX:
+                self._cache.clear()
+            self._cache[word] = found
+        return found
+
+    def terms(self, text: str) -> list[str]:
+        """The stems of a text's tokens, in order (diacritics removed, as unicode61)."""
+        lowered = text.lower()
+        if not lowered.isascii():
+            decomposed = unicodedata.normalize("NFKD", lowered)
+            lowered = "".join(c for c in decomposed if not unicodedata.combining(c))
+        return [self.stem(w) for w in _TOKEN.findall(lowered)]
+
+
+def idf(docs: int, df: int) -> float:
+    """log(1 + (N - df + 0.5) / (df + 0.5)): positive however common the term."""
+    return math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
+
+
+def scope_df(texts: Iterable[str], stemmer: Stemmer) -> dict[str, int]:
+    """Documents per stem among ``texts``."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(set(stemmer.terms(text)))
+    return dict(counts)
+
+
+def bm25_rank(
+    query: Sequence[str],
+    texts: Iterable[tuple[str, str]],
+    *,
+    stemmer: Stemmer,
+    docs: int,
+    avg_chars: float,
+    df: dict[str, int],
+    params: Bm25Params,
+) -> list[tuple[str, float]]:
+    """(id, BM25 score) of each text with a query stem, best first (ties: the input
+    order). ``query``: distinct stems; ``df``: their document counts in the scope."""
+    weights = {t: idf(max(docs, df.get(t, 0)), df.get(t, 0)) for t in query}
+    # (df may exceed docs for a moment: counted at different times)
+    k1, b = params.k1, params.b
+    avg = max(avg_chars, 1.0)
+    scored: list[tuple[str, float]] = []
+    for memory_id, text in texts:
+        counts = Counter(t for t in stemmer.terms(text) if t in weights)
+        if not counts:
+            continue
+        norm = k1 * (1.0 - b + b * len(text) / avg)
+        score = sum(weights[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in counts.items())
+        scored.append((memory_id, score))
+    scored.sort(key=lambda kv: -kv[1])
+    return scored
+
+
+@dataclass
+class ScopeStats:
+    """One scope's document count and average length in characters, counted at store
+    change number ``seq``; ``whole``: the scope holds every memory of the store;
+    ``df``: per-stem document counts, all of them counted at once for a small scope,
+    else filled as terms come."""
+
+    docs: int
+    avg_chars: float
+    whole: bool
+    seq: int
+    df: dict[str, int] = field(default_factory=dict)
+    complete: bool = False  # df holds every stem of the scope: a missing one is 0
+
+
+class ScopeStatsCache:
+    """Per-scope statistics, recounted once the store has changed (inserts, updates,
+    deletes: its change number ``seq`` advanced) by more than ``refresh_share`` of the
+    scope's size, and at most ``max_scopes`` scopes kept (the least recently counted
+    go first)."""
+
+    def __init__(self, refresh_share: float, scan_max_docs: int, max_scopes: int = 64) -> None:
+        self._refresh_share = refresh_share
+        self._scan_max_docs = scan_max_docs
+        self._max_scopes = max_scopes
+        self._scopes: dict[str, ScopeStats] = {}
+        self._lock = threading.Lock()
+
+    def get(
+        self,
+        scope_key: str,
+        stems: Sequence[str],
+        *,
+        seq: int,
+        count_scope: Callable[[], tuple[int, float, bool]],
+        count_terms: Callable[[Sequence[str], bool], dict[str, int]],
+        scan_scope: Callable[[], dict[str, int]],
+    ) -> ScopeStats:
+        """The scope's statistics, ``df`` counting each of ``stems`` (distinct).
+        ``count_scope``: (documents, average characters, whole store?);
+        ``count_terms(stems, whole)``: documents of the scope per stem (missing: 0);
+        ``scan_scope``: every stem's documents, read from the scope's texts: used
+        instead for a scope of at most ``scan_max_docs`` that is not the whole store
+        (one pass over a small scope beats counting each term over the whole index)."""
+        with self._lock:
+            stats = self._scopes.get(scope_key)
+            if stats is None or seq - stats.seq > self._refresh_share * max(stats.docs, 1):
+                stats = ScopeStats(*count_scope(), seq=seq)
+                if not stats.whole and stats.docs <= self._scan_max_docs:
+                    stats.df, stats.complete = scan_scope(), True
+                self._scopes.pop(scope_key, None)
+                while len(self._scopes) >= self._max_scopes:
+                    self._scopes.pop(next(iter(self._scopes)))
+                self._scopes[scope_key] = stats
+            missing = [] if stats.complete else [s for s in stems if s not in stats.df]
+            if missing:
+                found = count_terms(missing, stats.whole)
+                for stem in missing:
+                    stats.df[stem] = found.get(stem, 0)
+            return stats
