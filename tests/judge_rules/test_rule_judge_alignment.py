@@ -74,3 +74,20 @@ def test_batch_review_labels_restatements_and_new_values() -> None:
     c, d = mem("c", QUEUE_OLD), mem("d", QUEUE_NEW, age=1)
     labels = JUDGE.classify([PairInput(a, b, 0.8), PairInput(c, d, 0.8)])
     assert [v.label for v in labels] == [PairLabel.DUPLICATE, PairLabel.SUPERSEDED]
+
+
+@pytest.mark.parametrize(
+    "denial",
+    [
+        "It is false that Mateus is a morning person.",
+        "It's not true that Mateus is a morning person.",
+        "Contrary to that, Mateus is a morning person.",
+    ],
+)
+def test_a_statement_wrapped_in_a_denial_is_a_contradiction_not_a_restatement(
+    denial: str,
+) -> None:
+    # The older text is contained word for word in the newer one, but denied.
+    raw, guarded = decide("Mateus is a morning person.", denial, 0.93)
+    assert not guarded.action.mutating, (raw, guarded)
+    assert guarded.contradicts, guarded

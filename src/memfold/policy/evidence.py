@@ -89,7 +89,10 @@ def supersede_evidence(newer: str, older: str, min_overlap: float) -> Evidence:
 
 
 def denied_terms(denier: str, stater: str) -> set[str]:
-    """Words ``denier`` negates that ``stater`` states without negating them."""
+    """Words ``denier`` negates that ``stater`` states without negating them. A denial
+    wrapped around the whole statement ("It is false that ...") negates all it shares."""
+    if tx.denies(denier) and not tx.denies(stater):
+        return tx.content_words(denier) & tx.content_words(stater)
     return (tx.negated_terms(denier) - tx.negated_terms(stater)) & tx.content_words(stater)
 
 

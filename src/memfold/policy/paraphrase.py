@@ -82,7 +82,7 @@ def read(text: str) -> Reading:
     lowered = set(words)
     return Reading(
         concepts=frozenset(concepts),
-        negated=any(tx.is_negation(w) for w in words),
+        negated=any(tx.is_negation(w) for w in words) or tx.denies(canon),
         possessors=frozenset(concept_of(m.group(1)) for m in _POSSESSIVE.finditer(canon)),
         entities=entities,
         first=_subject(words),

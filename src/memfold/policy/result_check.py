@@ -64,15 +64,6 @@ _INSTRUCTION = re.compile(
 )
 
 
-# A statement wrapped in a denial, whatever negations it holds inside.
-_DENIAL = re.compile(
-    r"\b(?:(?:is|was|it's|that's)\s+(?:not|no\s+longer|never)\s+(?:true|the\s+case|correct|"
-    r"right|so)|(?:isn't|wasn't)\s+(?:true|the\s+case|correct|right|so)|"
-    r"(?:false|untrue|incorrect|wrong)\s+that|contrary\s+to)\b",
-    re.IGNORECASE,
-)
-
-
 @dataclass(frozen=True, slots=True)
 class ResultLimits:
     """The result check's bounds, read from the one Settings object (``from_settings``)."""
@@ -248,8 +239,8 @@ def reversed_statements(result: str, sources: Sequence[str]) -> list[str]:
     source_marks = sum(negation_marks(s) for s in sources)
     if marks > source_marks:
         problems.append(f"result adds a negation ({marks} vs {source_marks} in its sources)")
-    denial = _DENIAL.search(result)
-    if denial and not any(_DENIAL.search(s) for s in sources):
+    denial = tx.DENIAL.search(result)
+    if denial and not any(tx.DENIAL.search(s) for s in sources):
         problems.append(f"result denies a statement ({denial.group(0).strip()!r})")
     result_scope = tx.negated_terms(result)
     result_words = tx.content_words(result)

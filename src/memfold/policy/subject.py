@@ -43,6 +43,23 @@ REVERSAL_WORDS: frozenset[str] = _words("""false untrue incorrect wrong former f
 
 _YEAR = re.compile(r"^(1[89]|20|21)\d\d$")
 _POSSESSIVE = re.compile(r"^[^\W\d_][\w-]*'s$", re.UNICODE)
+# Contractions of "is" / "has" that look like possessives.
+_NOT_POSSESSIVE = frozenset(
+    [
+        "it's",
+        "that's",
+        "there's",
+        "here's",
+        "what's",
+        "who's",
+        "where's",
+        "when's",
+        "how's",
+        "he's",
+        "she's",
+        "let's",
+    ]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +78,7 @@ def markers(text: str) -> Markers:
     return Markers(
         relations=frozenset(w.removesuffix("'s") for w in lows if tx.stem(w) in RELATION_WORDS),
         environments=frozenset(w for w in lows if w in ENVIRONMENT_WORDS),
-        possessives=frozenset(w for w in lows if _POSSESSIVE.match(w)),
+        possessives=frozenset(w for w in lows if _POSSESSIVE.match(w) and w not in _NOT_POSSESSIVE),
         years=frozenset(w for w in lows if _YEAR.match(w)),
     )
 

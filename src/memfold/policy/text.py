@@ -36,6 +36,20 @@ NEGATIONS: frozenset[str] = _words(
     """not no never none nobody nothing neither nor nowhere cannot without dont doesnt didnt
     isnt arent wasnt werent havent hasnt hadnt wont wouldnt cant couldnt shouldnt aint"""
 )
+# A statement wrapped in a denial, whatever negations it holds inside.
+DENIAL = re.compile(
+    r"\b(?:(?:is|was|it's|that's)\s+(?:not|no\s+longer|never)\s+(?:true|the\s+case|correct|"
+    r"right|so)|(?:isn't|wasn't)\s+(?:true|the\s+case|correct|right|so)|"
+    r"(?:false|untrue|incorrect|wrong)\s+that|contrary\s+to)\b",
+    re.IGNORECASE,
+)
+
+
+def denies(text: str) -> bool:
+    """Wrapped in a denial ("It is false that ...", "It's not true that ...")."""
+    return DENIAL.search(text) is not None
+
+
 # Retraction cues: the fact held before and holds no longer ("used to", "anymore").
 RETRACTION_PHRASES: tuple[str, ...] = (
     "no longer",
