@@ -81,13 +81,20 @@ def rule_judge_at_10k(data: Path, folder: Path) -> dict[str, Any]:
     return out
 
 
+def _overlap(a: str, b: str) -> float:
+    """Jaccard overlap of the two texts' lower-cased word sets."""
+    wa, wb = set(a.lower().split()), set(b.lower().split())
+    return len(wa & wb) / max(1, len(wa | wb))
+
+
 def respond(body: dict[str, Any]) -> dict[str, Any]:
     """The scripted consolidation judge: a function of the request only."""
     decisions = []
     for item in user_payload(body).get("items", []):
         cands = item.get("candidates") or []
-        best = max(cands, key=lambda c: c.get("similarity", 0.0), default=None)
-        if best is not None and best.get("similarity", 0.0) >= 0.95:
+        # The prompt sends no similarity: near-identical = the same words, almost all.
+        best = max(cands, key=lambda c: _overlap(c["text"], item["new"]["text"]), default=None)
+        if best is not None and _overlap(best["text"], item["new"]["text"]) >= 0.8:
             text = f"{best['text']} {item['new']['text']}"
             decisions.append(
                 {"item": item["item"], "action": "MERGE", "target_ids": [best["id"]],
@@ -110,35 +117,55 @@ def llm_calls_on_locomo(data: Path, folder: Path) -> dict[str, Any]:
     with FakeLLMServer(respond) as server:
         llm = LLMSettings(base_url=server.base_url, model="fake-model", api_key="x")
         settings = Settings(llm=llm)
-        for mode in ("sync", "batched"):
-            server.reset_records()
-            memories = 0
-            with progress() as bar:
-                task = bar.add_task(
-                    f"LoCoMo stream, {mode}", total=sum(len(c.observations) for c in convs)
+        for judge in ("llm", "default"):
+            for mode in ("sync", "batched"):
+                out[f"{judge}-{mode}"] = _count_calls(
+                    server, convs, settings, embedder, folder, judge, mode
                 )
-                for conv in convs:
-                    path = folder / f"llm-{mode}-{conv.sample_id}.db"
-                    mem = Memory(path, settings=settings, embedder=embedder, consolidate="sync")
-                    mem.judge = LLMJudge(
-                        llm, batch_size=settings.consolidation.batch_size, usage_sink=mem.store
-                    )
-                    try:
-                        _stream(mem, conv, mode, lambda t=task: bar.advance(t))
-                    finally:
-                        mem.close()
-                    memories += len(conv.observations)
-            requests = server.chat_requests
-            p_tokens = sum(prompt_tokens(r) for r in requests)
-            c_tokens = sum(count_tokens(json.dumps(respond(r))) for r in requests)
-            out[mode] = {
-                "memories": memories,
-                "llm_calls": len(requests),
-                "calls_per_memory": len(requests) / memories,
-                "prompt_tokens_per_memory": p_tokens / memories,
-                "completion_tokens_per_memory": c_tokens / memories,
-            }
     return out
+
+
+def _count_calls(
+    server: FakeLLMServer,
+    convs: list[Any],
+    settings: Settings,
+    embedder: CachingEmbedder,
+    folder: Path,
+    judge: str,
+    mode: str,
+) -> dict[str, Any]:
+    """``llm``: the LLM judge alone. ``default``: what Memory builds (rules first)."""
+    server.reset_records()
+    memories = 0
+    with progress() as bar:
+        task = bar.add_task(
+            f"LoCoMo stream, {judge} judge, {mode}",
+            total=sum(len(c.observations) for c in convs),
+        )
+        for conv in convs:
+            path = folder / f"llm-{judge}-{mode}-{conv.sample_id}.db"
+            mem = Memory(path, settings=settings, embedder=embedder, consolidate="sync")
+            if judge == "llm":
+                mem.judge = LLMJudge(
+                    settings.llm,
+                    batch_size=settings.consolidation.batch_size,
+                    usage_sink=mem.store,
+                )
+            try:
+                _stream(mem, conv, mode, lambda t=task: bar.advance(t))
+            finally:
+                mem.close()
+            memories += len(conv.observations)
+    requests = server.chat_requests
+    p_tokens = sum(prompt_tokens(r) for r in requests)
+    c_tokens = sum(count_tokens(json.dumps(respond(r))) for r in requests)
+    return {
+        "memories": memories,
+        "llm_calls": len(requests),
+        "calls_per_memory": len(requests) / memories,
+        "prompt_tokens_per_memory": p_tokens / memories,
+        "completion_tokens_per_memory": c_tokens / memories,
+    }
 
 
 def _stream(mem: Memory, conv: Any, mode: str, tick: Any) -> None:
@@ -181,11 +208,13 @@ def main() -> None:
         ["  adds that reached the judge",
          f"{r['end_to_end']['judged']} of {r['end_to_end']['adds']}", "", ""],
     ]  # fmt: skip
-    for mode in ("sync", "batched"):
-        m = llm[mode]
+    for key, m in llm.items():
+        judge, mode = key.split("-")
+        who = "LLM judge alone" if judge == "llm" else "default judge (rules first)"
         rows.append(
-            [f"LLM calls per memory, LoCoMo dev stream, {mode}", f"{m['calls_per_memory']:.3f}",
-             "<= 0.3", met(m["calls_per_memory"] <= 0.3)]
+            [f"LLM calls per memory, LoCoMo dev stream, {who}, {mode}",
+             f"{m['calls_per_memory']:.3f}", "<= 0.2 (default)" if judge == "default" else "",
+             met(m["calls_per_memory"] <= 0.2) if judge == "default" else ""]
         )  # fmt: skip
         rows.append(
             [f"  prompt / completion tokens per memory, {mode}",

@@ -119,6 +119,13 @@ def test_llm_judge_needs_an_endpoint() -> None:
 
     with pytest.raises(ValueError, match="endpoint"):
         make_eval_judge("llm", Settings(llm=LLMSettings()))
+    with pytest.raises(ValueError, match="endpoint"):
+        make_eval_judge("default", Settings(llm=LLMSettings()))
     with pytest.raises(ValueError, match="rules"):
         make_eval_judge("gpt", Settings())
     assert make_eval_judge("rules", Settings()).name == "rules"
+    configured = Settings(llm=LLMSettings(base_url="http://127.0.0.1:9/v1", model="m"))
+    # default = what Memory builds: the LLM with the rules in front and behind it
+    default = make_eval_judge("default", configured)
+    assert type(default).__name__ == "FallbackJudge"
+    assert type(make_eval_judge("llm", configured)).__name__ == "LLMJudge"

@@ -295,3 +295,33 @@ async def test_async_variants(server: FakeLLMServer, judge: LLMJudge) -> None:
     decisions = await judge.adecide(save_items(2))
     assert [d.action for d in decisions] == [Action.MERGE, Action.MERGE]
     assert await judge.aavailable() is True
+
+
+def test_merge_that_keeps_the_new_text_is_a_replace(server: FakeLLMServer, judge: LLMJudge) -> None:
+    def merge_into_new(body: dict[str, Any]) -> dict[str, Any]:
+        items = user_payload(body)["items"]
+        texts = [
+            item["new"]["text"].upper() + "." if n == 0 else "Merged words"
+            for n, item in enumerate(items)
+        ]
+        return {
+            "decisions": [
+                {
+                    "item": item["item"],
+                    "action": "MERGE",
+                    "targets": [1],
+                    "text": text,
+                    "confidence": 0.9,
+                    "reasoning": "same fact",
+                }
+                for item, text in zip(items, texts, strict=True)
+            ]
+        }
+
+    server.set_script(merge_into_new)
+    first, second = judge.decide(save_items(2))
+    # The new text again (up to case and a full stop): the old one is replaced by it.
+    assert first.action is Action.REPLACE and first.text is None
+    assert first.target_ids == ["old0"]
+    # A real merge keeps its own text.
+    assert second.action is Action.MERGE and second.text == "Merged words"

@@ -59,7 +59,9 @@ def usage(path: PathOpt = None, as_json: JsonOpt = False) -> None:
 def eval_(
     data: Annotated[Path, typer.Argument(help="bench-data folder.")] = Path("../shared/bench-data"),
     split: Annotated[str, typer.Option(help="dev | heldout (held-out: report only)")] = "dev",
-    judge: Annotated[str, typer.Option(help="rules | llm (the settings' endpoint)")] = "rules",
+    judge: Annotated[
+        str, typer.Option(help="rules | llm (the settings' endpoint alone) | default (rules first)")
+    ] = "rules",
     suite: Annotated[
         list[str] | None,
         typer.Option("--suite", help="pairs | locomo | turns | beam | scenarios (repeat)"),

@@ -22,7 +22,7 @@ from memfold.judge.base import Judge
 from memfold.llm.usage import UsageSink
 from memfold.memory import Memory
 
-JUDGES = ("rules", "llm")
+JUDGES = ("rules", "llm", "default")
 
 
 def make_progress(console: Console | None = None) -> Progress:
@@ -37,16 +37,24 @@ def make_progress(console: Console | None = None) -> Progress:
 
 
 def make_eval_judge(kind: str, settings: Settings, *, usage_sink: UsageSink | None = None) -> Judge:
-    """``rules``: the offline RuleJudge. ``llm``: the LLM judge on the settings' endpoint."""
+    """``rules``: the offline RuleJudge. ``llm``: the LLM judge on the settings' endpoint.
+
+    ``default``: what ``Memory`` builds with that endpoint: the rules settle what they
+    are sure of, the LLM is asked the rest, the rules stand in when it fails.
+    """
     from memfold.judge.rules import RuleJudge
 
     if kind == "rules":
         return RuleJudge(settings.consolidation)
+    if kind in ("llm", "default") and not settings.llm.configured:
+        raise ValueError(
+            f"--judge {kind} needs an endpoint: set MEMFOLD_LLM_BASE_URL and MEMFOLD_LLM_MODEL"
+        )
+    if kind == "default":
+        from memfold.judge.select import make_judge
+
+        return make_judge(settings, usage_sink=usage_sink)
     if kind == "llm":
-        if not settings.llm.configured:
-            raise ValueError(
-                "--judge llm needs an endpoint: set MEMFOLD_LLM_BASE_URL and MEMFOLD_LLM_MODEL"
-            )
         from memfold.judge.llm import LLMJudge
 
         # The LLM judge itself, with no rule fallback: the figure must be the model's.

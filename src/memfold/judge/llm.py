@@ -75,6 +75,15 @@ def _messages(prompt: Prompt, payload: dict[str, Any]) -> list[dict[str, str]]:
     return prompt.messages(json.dumps(payload, ensure_ascii=False))
 
 
+def _same_text(a: str, b: str) -> bool:
+    """Equal up to case, spacing and a closing full stop."""
+
+    def norm(text: str) -> str:
+        return " ".join(text.split()).rstrip(".").casefold()
+
+    return norm(a) == norm(b)
+
+
 def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
@@ -206,10 +215,16 @@ class LLMJudge:
             return self._skip(f"the reply had no decision for item {number}", None)
         try:
             out = DecisionOut.model_validate(raw)
+            text = session.unmask_optional(out.text)
+            action = Action(out.action)
+            if action is Action.MERGE and text is not None and _same_text(text, item.new.text):
+                # A "merge" that keeps the new text word for word is the new memory
+                # replacing the old one: the guards then ask REPLACE's evidence.
+                action, text = Action.REPLACE, None
             return Decision(
-                action=Action(out.action),
+                action=action,
                 target_ids=target_ids(out, item),
-                text=session.unmask_optional(out.text),
+                text=text,
                 area=None if out.area is None else Area(out.area),
                 importance=out.importance,
                 confidence=confidence(chance, out.confidence),
