@@ -1,0 +1,89 @@
+"""Several ``memfold worker`` processes drain one SQLite file: every save is decided once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from memfold import Memory, Status
+from memfold.embed.local import LocalEmbedder
+
+WORKERS = 3
+# Restatements of a few facts: most saves find a candidate and change the store
+# (UPDATE / REPLACE), so a save decided twice would show in the log.
+FACTS = [
+    "Sam prefers Rust for systems work",
+    "Sam lives in Lyon with two cats",
+    "The staging database runs PostgreSQL 15 on port 5433",
+    "Nora's sister teaches chemistry in Oslo",
+]
+
+
+def _start_workers(db: Path) -> list[subprocess.Popen[str]]:
+    exe = str(Path(sys.executable).parent / "memfold")
+    env = {**os.environ, "MEMFOLD_CONSOLIDATION__WORKER_POLL_S": "0.05"}
+    return [
+        subprocess.Popen(
+            [exe, "worker", "-p", str(db)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(WORKERS)
+    ]
+
+
+def _wait_for_drain(mem: Memory, timeout_s: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while mem.store.count_jobs("pending") + mem.store.count_jobs("running"):
+        assert time.monotonic() < deadline, "the workers did not drain the queue"
+        time.sleep(0.1)
+
+
+def test_three_worker_processes_decide_each_save_once(
+    tmp_path: Path, embedder: LocalEmbedder
+) -> None:
+    db_path = tmp_path / "workers.db"  # one SQLite file shared by the processes
+    with Memory(db_path, embedder=embedder, consolidate="queue") as mem:
+        # The file exists before the workers open it.
+        ids = [mem.add(FACTS[0], user_id="sam").memory.id]
+        procs = _start_workers(db_path)
+        try:
+            # Saves arrive while the workers poll: each claims what it finds.
+            for round_ in range(12):
+                for fact in FACTS:
+                    text = fact if round_ % 2 == 0 else f"{fact}."
+                    ids.append(mem.add(text, user_id="sam").memory.id)
+                time.sleep(0.05)
+            _wait_for_drain(mem)
+        finally:
+            for proc in procs:
+                proc.send_signal(signal.SIGINT)
+            outputs = [p.communicate(timeout=60) for p in procs]
+    errors = [err for _, err in outputs if "Traceback" in err and "KeyboardInterrupt" not in err]
+    assert not errors, errors
+    handled = [
+        sum(int(line.split()[1]) for line in out.splitlines() if line.startswith("consolidated"))
+        for out, _ in outputs
+    ]
+    with Memory(db_path, embedder=embedder, consolidate="off") as mem:
+        per_save = Counter(e.input_ids[0] for e in mem.log(10_000) if e.path == "on_save")
+        # No save has more than one log row: none was decided twice...
+        assert max(per_save.values()) == 1
+        assert set(per_save) <= set(ids)
+        # ...the workers' counts add up to the jobs queued, none counted twice, and more
+        # than one worker did some of them...
+        assert sum(handled) == len(ids)
+        assert sum(1 for h in handled if h) >= 2, handled
+        # ...and folding really happened: one active memory per fact, nothing lost.
+        active = mem.list(user_id="sam", limit=1000)
+        assert sorted(m.text.rstrip(".") for m in active) == sorted(FACTS)
+        records = mem.store.get_memories(ids)
+        assert len(records) == len(ids)
+        assert all(r.status in (Status.ACTIVE, Status.SUPERSEDED) for r in records.values())
