@@ -1,4 +1,5 @@
-"""Shared fixtures: one real embedder per session, fresh SQLite files per test."""
+"""Shared fixtures: one real embedder per session, fresh SQLite files per test, and one
+real PostgreSQL (pgserver) per session with a fresh schema per test that asks for it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.postgres import PgServer, running_server
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
 
@@ -33,3 +35,16 @@ def mem_sync(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:
     m = Memory(db_path, embedder=embedder, consolidate="sync")
     yield m
     m.close()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """Started on first use only; fails (never skips) when pgserver is not installed."""
+    with running_server() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """A PostgreSQL URL whose tables live in a new, empty schema."""
+    return pg_server.fresh_url()

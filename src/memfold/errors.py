@@ -46,6 +46,12 @@ class ConflictError(MemfoldError):
     """A memory changed since a decision was made (optimistic version check)."""
 
 
+class StoreUnavailable(MemfoldError):
+    """The database server cannot be reached (refused, timed out, connection lost)."""
+
+    transient: bool = True
+
+
 class LeaseLost(ConflictError):
     """A job is no longer held by this worker (its lease passed to another): not applied."""
 

@@ -1,0 +1,188 @@
+"""PostgreSQL schema as an ordered list of migrations (version in ``meta``).
+
+Each migration runs in one transaction with the version bump, under an advisory lock,
+so two processes opening a fresh database do not both apply it. Tables live in the
+first schema of the connection's ``search_path`` (``public`` unless the URL says
+otherwise: ``?options=-csearch_path%3Dmine,public``); the ``vector`` type comes from
+the pgvector extension, created once per database.
+
+Differences from SQLite (store/sqlite/schema.py), same tables and columns otherwise:
+times are ``timestamptz``; JSON columns are ``jsonb``; the embedding is a pgvector
+``vector`` without a fixed dimension (a per-dimension HNSW index can come later as an
+expression index); keyword search uses a generated ``tsvector`` with a GIN index;
+``seq`` comes from a sequence drawn under a transaction-level advisory lock
+(connection.py), so change numbers commit in order and the change feed never skips one.
+"""
+
+from __future__ import annotations
+
+# Created before any migration (connection.py): the extension, and the key/value table
+# that holds the schema version under VERSION_KEY beside the store's own keys.
+BOOTSTRAP = (
+    "CREATE EXTENSION IF NOT EXISTS vector",
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+VERSION_KEY = "memfold.schema_version"
+
+MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        """
+        CREATE SEQUENCE change_seq;
+        CREATE TABLE memories (
+            rowid BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT, agent_id TEXT, session_id TEXT,
+            scope_key TEXT NOT NULL,
+            text TEXT NOT NULL,
+            area TEXT NOT NULL DEFAULT 'main',
+            category TEXT NOT NULL DEFAULT 'semantic',
+            importance DOUBLE PRECISION NOT NULL DEFAULT 0.5,
+            stability DOUBLE PRECISION NOT NULL DEFAULT 0.25,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_access_at TIMESTAMPTZ,
+            created_at TIMESTAMPTZ NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL,
+            valid_from TIMESTAMPTZ, valid_to TIMESTAMPTZ,
+            status TEXT NOT NULL DEFAULT 'active',
+            tier TEXT NOT NULL DEFAULT 'hot',
+            superseded_by TEXT,
+            consolidated_from JSONB NOT NULL DEFAULT '[]',
+            sources JSONB NOT NULL DEFAULT '[]',
+            metadata JSONB NOT NULL DEFAULT '{}',
+            content_hash TEXT NOT NULL,
+            embedding vector,
+            embedding_model TEXT,
+            embedding_dim INTEGER,
+            version INTEGER NOT NULL DEFAULT 1,
+            seq BIGINT NOT NULL,
+            tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED
+        );
+        CREATE INDEX memories_scope_status ON memories (scope_key, status);
+        CREATE INDEX memories_seq ON memories (seq);
+        CREATE INDEX memories_hash ON memories (scope_key, content_hash);
+        CREATE INDEX memories_superseded_by ON memories (superseded_by);
+        CREATE INDEX memories_tsv ON memories USING gin (tsv);
+        CREATE TABLE tombstones (id TEXT NOT NULL, seq BIGINT NOT NULL);
+        CREATE INDEX tombstones_seq ON tombstones (seq);
+        CREATE TABLE links (
+            src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL,
+            weight DOUBLE PRECISION NOT NULL DEFAULT 1.0,
+            created_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (src, dst, kind)
+        );
+        CREATE INDEX links_dst ON links (dst);
+        CREATE TABLE consolidation_log (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            time TIMESTAMPTZ NOT NULL,
+            path TEXT NOT NULL,
+            action TEXT NOT NULL,
+            input_ids JSONB NOT NULL DEFAULT '[]',
+            output_ids JSONB NOT NULL DEFAULT '[]',
+            similarity DOUBLE PRECISION, confidence DOUBLE PRECISION,
+            reasoning TEXT NOT NULL DEFAULT '',
+            judge TEXT NOT NULL DEFAULT '',
+            model TEXT, prompt_version TEXT,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            before JSONB NOT NULL DEFAULT '{}',
+            after JSONB NOT NULL DEFAULT '{}',
+            undone_by BIGINT, undoes BIGINT
+        );
+        CREATE INDEX log_time ON consolidation_log (time);
+        CREATE TABLE log_memories (
+            log_id BIGINT NOT NULL, memory_id TEXT NOT NULL,
+            PRIMARY KEY (memory_id, log_id)
+        );
+        CREATE TABLE jobs (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'consolidate',
+            status TEXT NOT NULL DEFAULT 'pending',
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            created_at TIMESTAMPTZ NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL,
+            claimed_by TEXT,
+            claimed_at TIMESTAMPTZ,
+            lease_until DOUBLE PRECISION,
+            next_attempt_at DOUBLE PRECISION,
+            backoffs INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX jobs_status ON jobs (status, id);
+        CREATE INDEX jobs_owner ON jobs (status, claimed_by);
+        CREATE INDEX jobs_memory ON jobs (memory_id);
+        CREATE TABLE consolidation_queue (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            scope_key TEXT NOT NULL,
+            memory_a TEXT NOT NULL,
+            memory_b TEXT NOT NULL,
+            similarity DOUBLE PRECISION NOT NULL,
+            version_a INTEGER NOT NULL DEFAULT 1,
+            version_b INTEGER NOT NULL DEFAULT 1,
+            label TEXT, confidence DOUBLE PRECISION, reasoning TEXT,
+            status TEXT NOT NULL DEFAULT 'pending',
+            created_at TIMESTAMPTZ NOT NULL,
+            classified_at TIMESTAMPTZ, processed_at TIMESTAMPTZ,
+            run_id BIGINT,
+            proposal JSONB,
+            note TEXT,
+            UNIQUE (memory_a, memory_b)
+        );
+        CREATE INDEX queue_status ON consolidation_queue (status, scope_key);
+        CREATE INDEX queue_scope_created ON consolidation_queue (scope_key, created_at);
+        CREATE INDEX queue_b ON consolidation_queue (memory_b);
+        CREATE TABLE feedback (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            context TEXT,
+            time TIMESTAMPTZ NOT NULL
+        );
+        CREATE INDEX feedback_memory ON feedback (memory_id);
+        CREATE TABLE feedback_applied (
+            memory_id TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            log_id BIGINT,
+            time TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (memory_id, rule)
+        );
+        CREATE TABLE review_runs (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            scope_key TEXT,
+            started_at TIMESTAMPTZ NOT NULL,
+            finished_at TIMESTAMPTZ,
+            status TEXT NOT NULL DEFAULT 'running',
+            p90 DOUBLE PRECISION,
+            counts JSONB NOT NULL DEFAULT '{}',
+            breaker JSONB NOT NULL DEFAULT '{}',
+            llm_calls INTEGER NOT NULL DEFAULT 0,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE llm_calls (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            time TIMESTAMPTZ NOT NULL,
+            task TEXT NOT NULL,
+            role TEXT NOT NULL,
+            model TEXT,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            latency_ms DOUBLE PRECISION NOT NULL DEFAULT 0,
+            outcome TEXT NOT NULL,
+            error TEXT
+        );
+        CREATE INDEX llm_calls_time ON llm_calls (time);
+        CREATE TABLE erasures (
+            id TEXT PRIMARY KEY,
+            scope_key TEXT NOT NULL,
+            user_id TEXT, agent_id TEXT, session_id TEXT,
+            erased_at TIMESTAMPTZ NOT NULL,
+            derived BOOLEAN NOT NULL DEFAULT false
+        );
+        CREATE INDEX erasures_scope ON erasures (scope_key);
+        """,
+    ),
+]
+
+LATEST_VERSION = MIGRATIONS[-1][0]

@@ -1,0 +1,433 @@
+"""The PostgreSQL + pgvector backend of the Store protocol (``memfold[postgres]``).
+
+Same behaviour as the SQLite backend, table for table: every write method is atomic
+and joins an open ``transaction()``; ``put_memory`` checks the row version under a row
+lock; the change feed (``max_seq``/``changes_since``) feeds the same in-process
+vector index as on SQLite. Jobs, review tables, usage, scope queries, keyword search
+and erasure are mixins beside this file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from memfold.errors import ConflictError, NotFound
+from memfold.index.bm25 import ScopeStatsCache, Stemmer
+from memfold.model import Area, JSONDict, Link, LinkKind, LogEntry, MemoryRecord, Scope, Status
+from memfold.model import utcnow as _now
+from memfold.policy.filters import Filter
+from memfold.store.base import IndexRow, NewLogEntry
+from memfold.store.postgres.codec import (
+    LOG_COLUMNS,
+    MEMORY_COLUMNS,
+    MEMORY_COLUMNS_NO_VEC,
+    MEMORY_FIELDS,
+    memory_params,
+    row_to_log,
+    row_to_memory,
+)
+from memfold.store.postgres.connection import Connections
+from memfold.store.postgres.erase import EraseTablesMixin
+from memfold.store.postgres.filter_sql import filter_sql
+from memfold.store.postgres.jobs import JobsTableMixin
+from memfold.store.postgres.keyword import KeywordSearchMixin
+from memfold.store.postgres.review import ReviewTablesMixin
+from memfold.store.postgres.scopes import ScopeQueriesMixin
+from memfold.store.postgres.usage import UsageTableMixin
+
+_FEED_BATCH = 2048  # change-feed rows read per query
+_INSERT = (
+    f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) "
+    f"VALUES ({', '.join(['%s'] * (len(MEMORY_FIELDS) + 1))})"
+)
+_UPDATE = (
+    "UPDATE memories SET "
+    + ", ".join(f"{c} = %s" for c in MEMORY_FIELDS[1:])
+    + ", seq = %s WHERE id = %s"
+)
+
+
+class PostgresStore(
+    JobsTableMixin,
+    ReviewTablesMixin,
+    UsageTableMixin,
+    EraseTablesMixin,
+    ScopeQueriesMixin,
+    KeywordSearchMixin,
+):
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_min_size: int = 1,
+        pool_max_size: int = 10,
+        connect_timeout_s: float = 10.0,
+        keyword_scan_max_docs: int = 5000,
+        keyword_df_refresh_share: float = 0.1,
+    ) -> None:
+        self._db = Connections(
+            url,
+            min_size=pool_min_size,
+            max_size=pool_max_size,
+            connect_timeout_s=connect_timeout_s,
+        )
+        self.location = self._db.location
+        self._scope_stats = ScopeStatsCache(keyword_df_refresh_share, keyword_scan_max_docs)
+        self._stemmer = Stemmer()
+
+    # plumbing ---------------------------------------------------------------
+    def close(self) -> None:
+        self._db.close()
+
+    def close_thread(self) -> None:
+        self._db.close_thread()
+
+    def transaction(self) -> AbstractContextManager[None]:
+        return self._tx()
+
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        with self._db.transaction():
+            yield
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._db.query(sql, params)
+
+    def _w(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self._db.write(sql, params)
+
+    def schema_version(self) -> int:
+        return self._db.schema_version()
+
+    def _next_seq(self) -> int:
+        return self._db.next_seqs(1)[0]
+
+    # memories ---------------------------------------------------------------
+    def insert_memories(self, records: Sequence[MemoryRecord]) -> None:
+        if not records:
+            return
+        with self._db.transaction():
+            seqs = self._db.next_seqs(len(records))
+            rows = [(*memory_params(r), seq) for r, seq in zip(records, seqs, strict=True)]
+            self._db.write_many(_INSERT, rows)
+
+    def get_memory(self, memory_id: str) -> MemoryRecord | None:
+        rows = self._q(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = %s", (memory_id,))
+        return row_to_memory(rows[0]) if rows else None
+
+    def get_memories(self, ids: Iterable[str]) -> dict[str, MemoryRecord]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        rows = self._q(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ANY(%s)", (wanted,))
+        return {r[0]: row_to_memory(r) for r in rows}
+
+    def put_memory(self, record: MemoryRecord, *, expected_version: int | None = None) -> None:
+        with self._db.transaction():
+            rows = self._q("SELECT version FROM memories WHERE id = %s FOR UPDATE", (record.id,))
+            if not rows:
+                raise NotFound(f"no memory with id {record.id!r}")
+            if expected_version is not None and rows[0][0] != expected_version:
+                raise ConflictError(
+                    f"memory {record.id} is at version {rows[0][0]}, expected {expected_version}"
+                )
+            params = memory_params(record)
+            self._w(_UPDATE, (*params[1:], self._next_seq(), record.id))
+
+    def delete_memory_row(self, memory_id: str) -> None:
+        with self._db.transaction():
+            if self._w("DELETE FROM memories WHERE id = %s", (memory_id,)):
+                self._w(
+                    "INSERT INTO tombstones (id, seq) VALUES (%s, %s)",
+                    (memory_id, self._next_seq()),
+                )
+
+    def _filters(
+        self,
+        scope: Scope | None,
+        statuses: Sequence[Status] | None,
+        areas: Sequence[Area] | None,
+        where: Filter | None = None,
+    ) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if scope is not None:
+            clauses.append("scope_key = %s")
+            params.append(scope.key())
+        if statuses:
+            clauses.append("status = ANY(%s)")
+            params.append([s.value for s in statuses])
+        if areas:
+            clauses.append("area = ANY(%s)")
+            params.append([a.value for a in areas])
+        if where is not None:  # a metadata filter (policy/filters.py)
+            sql, more = filter_sql(where)
+            clauses.append(sql)
+            params.extend(more)
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+    def list_memories(
+        self,
+        scope: Scope | None = None,
+        *,
+        statuses: Sequence[Status] | None = None,
+        areas: Sequence[Area] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        with_embeddings: bool = False,
+        where: Filter | None = None,
+    ) -> list[MemoryRecord]:
+        where_sql, params = self._filters(scope, statuses, areas, where)
+        cols = MEMORY_COLUMNS if with_embeddings else MEMORY_COLUMNS_NO_VEC
+        sql = f"SELECT {cols} FROM memories{where_sql} ORDER BY rowid LIMIT %s OFFSET %s"
+        return [row_to_memory(r) for r in self._q(sql, [*params, limit, offset])]
+
+    def iter_memories(self, *, batch: int = 1000) -> Iterator[MemoryRecord]:
+        last = 0
+        while True:
+            rows = self._q(
+                f"SELECT rowid, {MEMORY_COLUMNS} FROM memories WHERE rowid > %s "
+                "ORDER BY rowid LIMIT %s",
+                (last, batch),
+            )
+            if not rows:
+                return
+            for row in rows:
+                yield row_to_memory(row[1:])
+            last = rows[-1][0]
+
+    def count_memories(self, scope: Scope | None = None, status: Status | None = None) -> int:
+        where, params = self._filters(scope, [status] if status else None, None)
+        return int(self._q(f"SELECT count(*) FROM memories{where}", params)[0][0])
+
+    def find_by_hash(self, scope: Scope, content_hash: str) -> list[MemoryRecord]:
+        rows = self._q(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE scope_key = %s AND content_hash = %s "
+            "ORDER BY rowid",
+            (scope.key(), content_hash),
+        )
+        return [row_to_memory(r) for r in rows]
+
+    def insertion_order(self, ids: Iterable[str]) -> dict[str, int]:
+        """Each memory's identity number: increasing with insertion, never changed."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        rows = self._q("SELECT id, rowid FROM memories WHERE id = ANY(%s)", (wanted,))
+        return {str(i): int(r) for i, r in rows}
+
+    def record_access(self, ids: Sequence[str], when: datetime) -> None:
+        """Count a retrieval. Not a content change: version and seq stay."""
+        self.add_accesses([(i, 1, when) for i in ids])
+
+    def add_accesses(self, accesses: Sequence[tuple[str, int, datetime]]) -> None:
+        """(id, count, latest time) each: one transaction; version and seq unchanged."""
+        if not accesses:
+            return
+        self._db.write_many(
+            "UPDATE memories SET access_count = access_count + %s, last_access_at = "
+            "greatest(coalesce(last_access_at, %s), %s) WHERE id = %s",
+            [(n, when, when, i) for i, n, when in accesses],
+        )
+
+    def stats(self) -> JSONDict:
+        by_status = {
+            str(k): int(v)
+            for k, v in self._q("SELECT status, count(*) FROM memories GROUP BY status")
+        }
+        by_area = {
+            str(k): int(v)
+            for k, v in self._q(
+                "SELECT area, count(*) FROM memories WHERE status = 'active' GROUP BY area"
+            )
+        }
+        return {
+            "path": self.location,
+            "backend": "postgresql",
+            "schema_version": self.schema_version(),
+            "memories": sum(by_status.values()),
+            "by_status": by_status,
+            "active_by_area": by_area,
+            "scopes": int(self._q("SELECT count(DISTINCT scope_key) FROM memories")[0][0]),
+            "links": int(self._q("SELECT count(*) FROM links")[0][0]),
+            "log_entries": int(self._q("SELECT count(*) FROM consolidation_log")[0][0]),
+            "jobs_pending": self.count_jobs("pending"),
+            "jobs_waiting": self.count_jobs("pending") - self.count_jobs("pending", ready=True),
+            "jobs_running": self.count_jobs("running"),
+            "embedding_models": self.embedding_models(),
+            "file_bytes": int(self._q("SELECT pg_database_size(current_database())")[0][0]),
+        }
+
+    # change feed -------------------------------------------------------------
+    def max_seq(self) -> int:
+        row = self._q(
+            "SELECT greatest(coalesce((SELECT max(seq) FROM memories), 0), "
+            "coalesce((SELECT max(seq) FROM tombstones), 0))"
+        )
+        return int(row[0][0])
+
+    def changes_since(self, seq: int) -> Iterator[IndexRow]:
+        """Rows written after ``seq``, oldest change first, read in batches."""
+        last = seq
+        while True:
+            rows = self._q(
+                "SELECT seq, id, scope_key, status, area, embedding, embedding_model "
+                "FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
+                (last, _FEED_BATCH),
+            )
+            for r in rows:
+                yield IndexRow(int(r[0]), r[1], r[2], Status(r[3]), Area(r[4]), r[5], r[6])
+            if len(rows) < _FEED_BATCH:
+                break
+            last = int(rows[-1][0])
+        for seq_, id_ in self._q(
+            "SELECT seq, id FROM tombstones WHERE seq > %s ORDER BY seq", (seq,)
+        ):
+            yield IndexRow(int(seq_), id_, "", Status.ARCHIVED, Area.MAIN, None, None, deleted=True)
+
+    def scope_sizes(self) -> dict[str, int]:
+        rows = self._q("SELECT scope_key, count(*) FROM memories GROUP BY scope_key")
+        return {str(k): int(v) for k, v in rows}
+
+    def index_rows(self, scope_key: str) -> tuple[int, Iterator[IndexRow]]:
+        """How many memories one scope holds (any status), and each as the index sees
+        it, read in batches."""
+        count = self._q("SELECT count(*) FROM memories WHERE scope_key = %s", (scope_key,))
+        return int(count[0][0]), self._scope_rows(scope_key)
+
+    def _scope_rows(self, scope_key: str) -> Iterator[IndexRow]:
+        last = 0
+        while True:
+            rows = self._q(
+                "SELECT rowid, seq, id, scope_key, status, area, embedding, embedding_model "
+                "FROM memories WHERE scope_key = %s AND rowid > %s ORDER BY rowid LIMIT %s",
+                (scope_key, last, _FEED_BATCH),
+            )
+            for r in rows:
+                yield IndexRow(int(r[1]), r[2], r[3], Status(r[4]), Area(r[5]), r[6], r[7])
+            if len(rows) < _FEED_BATCH:
+                return
+            last = int(rows[-1][0])
+
+    def embedding_models(self) -> dict[str, int]:
+        rows = self._q(
+            "SELECT coalesce(embedding_model, '') || ':' || coalesce(embedding_dim, 0), count(*) "
+            "FROM memories GROUP BY embedding_model, embedding_dim"
+        )
+        return {str(k): int(v) for k, v in rows}
+
+    # links ------------------------------------------------------------------
+    def add_links(self, links: Sequence[Link]) -> None:
+        self._db.write_many(
+            "INSERT INTO links (src, dst, kind, weight, created_at) VALUES (%s, %s, %s, %s, %s) "
+            "ON CONFLICT (src, dst, kind) DO UPDATE SET weight = excluded.weight, "
+            "created_at = excluded.created_at",
+            [(lk.src, lk.dst, lk.kind.value, lk.weight, lk.created_at) for lk in links],
+        )
+
+    def remove_links(self, links: Sequence[tuple[str, str, LinkKind]]) -> None:
+        self._db.write_many(
+            "DELETE FROM links WHERE src = %s AND dst = %s AND kind = %s",
+            [(s, d, k.value) for s, d, k in links],
+        )
+
+    def links_for(self, ids: Iterable[str]) -> list[Link]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        rows = self._q(
+            "SELECT src, dst, kind, weight, created_at FROM links "
+            "WHERE src = ANY(%s) OR dst = ANY(%s) ORDER BY created_at, src, dst, kind",
+            (wanted, wanted),
+        )
+        return [Link(r[0], r[1], LinkKind(r[2]), r[3], r[4]) for r in rows]
+
+    # audit log --------------------------------------------------------------
+    def append_log(self, entry: NewLogEntry) -> int:
+        with self._db.transaction():
+            log_id = self._w(
+                "INSERT INTO consolidation_log (time, path, action, input_ids, output_ids, "
+                "similarity, confidence, reasoning, judge, model, prompt_version, prompt_tokens, "
+                "completion_tokens, before, after, undoes) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "RETURNING id",
+                (
+                    _now(),
+                    entry.path,
+                    entry.action,
+                    Jsonb(entry.input_ids),
+                    Jsonb(entry.output_ids),
+                    entry.similarity,
+                    entry.confidence,
+                    entry.reasoning,
+                    entry.judge,
+                    entry.model,
+                    entry.prompt_version,
+                    entry.prompt_tokens,
+                    entry.completion_tokens,
+                    Jsonb(entry.before or {}),
+                    Jsonb(entry.after or {}),
+                    entry.undoes,
+                ),
+            )
+            touched = sorted(set(entry.input_ids) | set(entry.output_ids))
+            self._db.write_many(
+                "INSERT INTO log_memories (log_id, memory_id) VALUES (%s, %s) "
+                "ON CONFLICT DO NOTHING",
+                [(log_id, m) for m in touched],
+            )
+            return log_id
+
+    def get_log(self, log_id: int) -> LogEntry | None:
+        rows = self._q(f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id = %s", (log_id,))
+        return row_to_log(rows[0]) if rows else None
+
+    def list_log(
+        self, *, limit: int = 50, memory_id: str | None = None, since: datetime | None = None
+    ) -> list[LogEntry]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if memory_id is not None:
+            clauses.append("id IN (SELECT log_id FROM log_memories WHERE memory_id = %s)")
+            params.append(memory_id)
+        if since is not None:
+            clauses.append("time >= %s")
+            params.append(since)
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        rows = self._q(
+            f"SELECT {LOG_COLUMNS} FROM consolidation_log{where} ORDER BY id DESC LIMIT %s",
+            [*params, limit],
+        )
+        return [row_to_log(r) for r in rows]
+
+    def logs_after_touching(self, log_id: int, memory_ids: Iterable[str]) -> list[LogEntry]:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return []
+        rows = self._q(
+            f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id > %s AND undone_by IS NULL "
+            "AND undoes IS NULL AND id IN (SELECT log_id FROM log_memories "
+            "WHERE memory_id = ANY(%s)) ORDER BY id",
+            (log_id, ids),
+        )
+        return [row_to_log(r) for r in rows]
+
+    def mark_log_undone(self, log_id: int, undone_by: int) -> None:
+        self._w("UPDATE consolidation_log SET undone_by = %s WHERE id = %s", (undone_by, log_id))
+
+    # key/value --------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        rows = self._q("SELECT value FROM meta WHERE key = %s", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._w(
+            "INSERT INTO meta (key, value) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
