@@ -15,6 +15,7 @@ from memfold.errors import (
     LLMError,
     MemfoldError,
     NotFound,
+    ReadOnlyStore,
     UndoRefused,
 )
 from memfold.memory import Memory
@@ -67,6 +68,7 @@ __all__ = [
     "Memory",
     "MemoryRecord",
     "NotFound",
+    "ReadOnlyStore",
     "Scope",
     "ScopeInfo",
     "SearchHit",

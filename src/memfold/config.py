@@ -47,6 +47,13 @@ class StoreSettings(Section):
     # delete_all archives a scope in log entries of at most this many memories each
     # (each entry holds their before/after snapshots; one undo restores one entry).
     delete_all_batch: int = Field(1000, ge=1)
+    # Searches never write: each hit's retrieval (access_count, last_access_at) goes to
+    # an in-process buffer, written in one short transaction once it holds this many
+    # accesses or its oldest is this many seconds old (and on flush() and close()).
+    # A crash loses at most the unflushed ones; a flush that finds the file busy keeps
+    # them and tries again later (memfold.engine.access).
+    access_flush_count: int = Field(1000, ge=1)
+    access_flush_age_s: float = Field(10.0, gt=0)
 
 
 class EmbedSettings(Section):

@@ -42,6 +42,11 @@ class ConfigError(MemfoldError):
     """A setting is missing or contradicts another (raised at configuration time)."""
 
 
+class ReadOnlyStore(MemfoldError):
+    """A write to a store opened read-only (``Memory(path, read_only=True)``, or a file
+    without write permission): refused before anything is written."""
+
+
 class ConflictError(MemfoldError):
     """A memory changed since a decision was made (optimistic version check)."""
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -14,6 +16,7 @@ from memfold.config import Settings, default_store_path
 from memfold.embed import Embedder, make_embedder
 from memfold.embed.lazy import LazyEmbedder
 from memfold.engine import edits, erase, scopes, transfer
+from memfold.engine.access import AccessBuffer
 from memfold.engine.context import Context
 from memfold.engine.feedback import feedback as record_feedback
 from memfold.engine.ingest import NewMemory, build_records, store_claimed, store_records
@@ -62,7 +65,9 @@ class Memory(ReadMethods):
     data dir). ``consolidate``: "background" (default: a worker thread decides
     after ``add`` returns), "sync" (``add`` decides and returns the decision),
     "queue" (``add`` only queues; a separate ``memfold worker`` process decides)
-    or "off" (store only).
+    or "off" (store only). ``read_only``: open the file with SQLite's ``mode=ro``: no
+    migration, no worker, no access counting, every write raises ReadOnlyStore; None
+    (default) opens a file without write permission read-only and any other writable.
     """
 
     def __init__(
@@ -73,12 +78,14 @@ class Memory(ReadMethods):
         embedder: Embedder | None = None,
         judge: Judge | None = None,
         consolidate: str | None = None,
+        read_only: bool | None = None,
     ) -> None:
         self.settings = settings or Settings()
         location = Path(path) if path is not None else self.settings.store.path
         self.path = (location or default_store_path()).expanduser()
         mode = consolidate or self.settings.consolidation.mode
         self.mode = clean_enum(mode, ConsolidateMode, "consolidate")
+        self.read_only = _read_only(self.path, read_only)
         self.store = SQLiteStore(
             self.path,
             busy_timeout_ms=self.settings.store.busy_timeout_ms,
@@ -87,6 +94,7 @@ class Memory(ReadMethods):
             keyword_prune_min_docs=self.settings.search.keyword_prune_min_docs,
             keyword_scan_max_docs=self.settings.search.keyword_scan_max_docs,
             create_parent=location is None,  # only the default folder is created
+            read_only=self.read_only,
         )
         # Built on first use: reading commands (get, list, log, stats) load no model.
         embedder = embedder or LazyEmbedder(self.settings.embed, make_embedder)
@@ -97,16 +105,26 @@ class Memory(ReadMethods):
             settings=self.settings,
         )
         self.judge: Judge = judge or make_judge(self.settings, usage_sink=self.store)
-        reclaim_dead(self.store)  # jobs a killed process left running are claimable now
         self._worker: BackgroundWorker | None = None
+        if self.read_only:  # reads only: no job is reclaimed or run, no access counted
+            return
+        cfg = self.settings.store
+        self.ctx.accesses = AccessBuffer(
+            self.store, flush_count=cfg.access_flush_count, flush_age_s=cfg.access_flush_age_s
+        )
+        reclaim_dead(self.store)  # jobs a killed process left running are claimable now
         if self.mode is ConsolidateMode.BACKGROUND:
             self._worker = BackgroundWorker(self.ctx, self.judge)
 
     # lifecycle ----------------------------------------------------------------
     def close(self) -> None:
+        """Stop the worker, write the access counts still buffered, close the file."""
         if self._worker is not None:
             self._worker.stop()
             self._worker = None
+        if self.ctx.accesses is not None:
+            self.ctx.accesses.close()
+            self.ctx.accesses = None
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -309,8 +327,12 @@ class Memory(ReadMethods):
     def flush(self, timeout: float | None = None) -> int:
         """Finish pending consolidation work now; returns the jobs finished here. Jobs
         backing off after a transient failure are not waited for: they stay pending until
-        their next-attempt time (``stats()["jobs_waiting"]`` counts them)."""
-        if self.mode is ConsolidateMode.OFF:
+        their next-attempt time (``stats()["jobs_waiting"]`` counts them). Also writes
+        the buffered access counts of searches (kept for later if the file is busy).
+        Read-only: does nothing."""
+        if self.ctx.accesses is not None:
+            self.ctx.accesses.flush()
+        if self.mode is ConsolidateMode.OFF or self.read_only:
             return 0
         handled = drain(self.ctx, self.judge)
         if self._worker is not None:
@@ -353,6 +375,23 @@ class Memory(ReadMethods):
         self, *, everything: bool = False, progress: transfer.Progress | None = None
     ) -> int:
         return transfer.reembed(self.ctx, everything=everything, progress=progress)
+
+
+def _read_only(path: Path, asked: bool | None) -> bool:
+    """``asked`` unless None; then whether the file exists without write permission
+    (for this user, or for anyone: root may write a 0444 file, but it is meant read-only)."""
+    if asked is not None:
+        return bool(asked)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    if not stat.S_ISREG(mode):
+        return False
+    unwritable = not os.access(path, os.W_OK) or not stat.S_IMODE(mode) & 0o222
+    if unwritable:
+        log.info("%s has no write permission: opened read-only", path)
+    return unwritable
 
 
 _ADD_KEYS = {

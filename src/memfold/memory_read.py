@@ -51,11 +51,14 @@ class ReadMethods:
 
     # reading ----------------------------------------------------------------
     def get(self, memory_id: str) -> MemoryRecord:
-        """Any memory by id (or unique id prefix), whatever its status."""
+        """Any memory by id (or unique id prefix), whatever its status. Its access_count
+        and last_access_at include this process's searches not yet written."""
         full = self._resolve_id(memory_id)
         record = self.store.get_memory(full)
         if record is None:  # erased since it was resolved
             raise NotFound(f"no memory with id {full!r}")
+        if self.ctx.accesses is not None:
+            record = self.ctx.accesses.overlay(record)
         return record
 
     def search(

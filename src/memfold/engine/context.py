@@ -9,6 +9,7 @@ import numpy as np
 
 from memfold.config import Settings
 from memfold.embed.base import Embedder
+from memfold.engine.access import AccessBuffer
 from memfold.index.vector_index import VectorIndex
 from memfold.model import Vector
 from memfold.store.base import Store
@@ -20,6 +21,8 @@ class Context:
     index: VectorIndex
     embedder: Embedder
     settings: Settings
+    # Where searches count their hits' retrievals; None (a read-only store): not counted.
+    accesses: AccessBuffer | None = None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts))

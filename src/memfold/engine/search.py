@@ -158,8 +158,10 @@ def search(
         hits = _newer_first(
             hits, cfg.newer_first_update_similarity, cfg.newer_first_plain_similarity
         )
-    if record_access and hits:
-        ctx.store.record_access([h.memory.id for h in hits], utcnow())
+    if record_access and hits and ctx.accesses is not None:
+        # Counted in memory, written later in a batch: a search never writes
+        # (engine/access.py).
+        ctx.accesses.record([h.memory.id for h in hits], utcnow())
     return hits
 
 

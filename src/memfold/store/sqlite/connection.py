@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memfold.errors import InvalidInput
+from memfold.errors import InvalidInput, ReadOnlyStore
 from memfold.store.sqlite.schema import LATEST_VERSION, MIGRATIONS
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -19,18 +19,35 @@ class Connections:
 
     Several threads and processes can share the file: WAL lets readers run
     beside a writer, and ``BEGIN IMMEDIATE`` with a busy timeout serializes
-    writers instead of failing them.
+    writers instead of failing them. ``read_only``: connections open with the
+    ``mode=ro`` URI, nothing is migrated, and ``transaction()`` raises ReadOnlyStore.
     """
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int, create_parent: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        busy_timeout_ms: int,
+        create_parent: bool = False,
+        read_only: bool = False,
+    ) -> None:
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
+        self.read_only = read_only
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        check_location(path, create_parent=create_parent)
+        if read_only:
+            if not path.is_file():
+                raise InvalidInput(f"cannot open {path} read-only: no such store file")
+            check_location(path)
+        else:
+            check_location(path, create_parent=create_parent)
         try:
-            self.migrate()
+            if read_only:
+                self._check_schema()
+            else:
+                self.migrate()
         except sqlite3.DatabaseError as exc:
             self.close()
             if exc.sqlite_errorname in ("SQLITE_BUSY", "SQLITE_LOCKED"):
@@ -40,23 +57,34 @@ class Connections:
     def get(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(
-                str(self.path),
-                isolation_level=None,
-                check_same_thread=False,
-                timeout=self.busy_timeout_ms / 1000,
-            )
-            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            # Freed space is zeroed, so a deleted or rewritten text leaves no stale copy in
-            # the file (what Memory.forget relies on; see engine/erase.py).
-            conn.execute("PRAGMA secure_delete=ON")
+            conn = self._open()
             self._local.conn = conn
             self._local.depth = 0
             with self._lock:
                 self._all.append(conn)
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        timeout = self.busy_timeout_ms / 1000
+        if self.read_only:
+            # mode=ro: SQLite itself refuses every write on this connection (memfold
+            # refuses them first, in transaction()); a WAL file is still read.
+            uri = f"{self.path.absolute().as_uri()}?mode=ro"
+            conn = sqlite3.connect(
+                uri, uri=True, isolation_level=None, check_same_thread=False, timeout=timeout
+            )
+            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+            return conn
+        conn = sqlite3.connect(
+            str(self.path), isolation_level=None, check_same_thread=False, timeout=timeout
+        )
+        conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        # Freed space is zeroed, so a deleted or rewritten text leaves no stale copy in
+        # the file (what Memory.forget relies on; see engine/erase.py).
+        conn.execute("PRAGMA secure_delete=ON")
         return conn
 
     @contextmanager
@@ -70,6 +98,11 @@ class Connections:
             finally:
                 self._local.depth = depth
             return
+        if self.read_only:
+            raise ReadOnlyStore(
+                f"{self.path} is open read-only: writes are refused (open it without "
+                "read_only=True, with write permission on the file, to change it)"
+            )
         conn.execute("BEGIN IMMEDIATE")
         self._local.depth = 1
         try:
@@ -107,6 +140,17 @@ class Connections:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version={version}")
         return found
+
+    def _check_schema(self) -> None:
+        """A read-only open migrates nothing: the file must already be at this code's
+        schema (an empty or older file is refused, naming the fix)."""
+        found = self.schema_version()
+        if found < LATEST_VERSION:
+            what = "is not a memfold store yet" if found == 0 else f"has schema {found}"
+            raise InvalidInput(
+                f"cannot open {self.path} read-only: it {what} and this memfold needs "
+                f"schema {LATEST_VERSION}; open it once writable to upgrade it"
+            )
 
     def schema_version(self) -> int:
         return int(self.get().execute("PRAGMA user_version").fetchone()[0])

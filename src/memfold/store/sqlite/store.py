@@ -67,11 +67,16 @@ class SQLiteStore(
         keyword_prune_min_docs: int = 2000,
         keyword_scan_max_docs: int = 5000,
         create_parent: bool = False,
+        read_only: bool = False,
     ) -> None:
         self.path = Path(path).expanduser()
         self.location = str(self.path)
+        self.read_only = read_only  # every write raises ReadOnlyStore (connection.py)
         self._db = Connections(
-            self.path, busy_timeout_ms=busy_timeout_ms, create_parent=create_parent
+            self.path,
+            busy_timeout_ms=busy_timeout_ms,
+            create_parent=create_parent,
+            read_only=read_only,
         )
         self._max_df_share = keyword_max_df_share
         self._doc_freq = DocFrequencies(keyword_df_refresh_share, keyword_prune_min_docs)
@@ -243,14 +248,21 @@ class SQLiteStore(
         return out
 
     def record_access(self, ids: Sequence[str], when: datetime) -> None:
-        """Count a retrieval. Not a content change: version and seq stay."""
-        if not ids:
+        """One retrieval of each id at ``when`` (the older API; searches now batch
+        theirs through ``add_accesses``, engine/access.py)."""
+        self.add_accesses([(i, 1, when) for i in ids])
+
+    def add_accesses(self, accesses: Sequence[tuple[str, int, datetime]]) -> None:
+        """Add counted retrievals, (id, count, latest time) each, in one transaction:
+        access_count grows by count, last_access_at becomes the later of the two. Not a
+        content change: version and seq stay. An id no longer stored is skipped."""
+        if not accesses:
             return
         with self._db.transaction() as conn:
             conn.executemany(
-                "UPDATE memories SET access_count = access_count + 1, last_access_at = ? "
-                "WHERE id = ?",
-                [(when.isoformat(), i) for i in ids],
+                "UPDATE memories SET access_count = access_count + ?, "
+                "last_access_at = max(coalesce(last_access_at, ''), ?) WHERE id = ?",
+                [(n, when.isoformat(), i) for i, n, when in accesses],
             )
 
     def stats(self) -> JSONDict:
