@@ -38,11 +38,13 @@ class Outcome:
 
     @property
     def changed(self) -> bool:
-        """Whether an applied decision may have changed what later saves are judged on."""
+        """Whether an applied decision may have changed what later saves are judged on:
+        it rewrote or retired a memory. ADD and KEEP_SEPARATE leave every candidate as
+        it was (a contradiction link is not a candidate's content)."""
         return (
             self.log_id is not None
             and self.decision is not None
-            and self.decision.action is not Action.SKIP
+            and self.decision.action.mutating
         )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 from memfold.engine import jobs as job_steps
 from memfold.engine.apply import plan
@@ -116,17 +117,44 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
         asked = [item for _, item in live if item.candidates]
         answers = iter(job_steps.decide(ctx, judge, asked) if asked else [])
         todo = []
-        changed = False
+        changed = False  # a memory was rewritten or retired: candidate sets may move
+        restamped: set[str] = set()  # saves an ADD / KEEP_SEPARATE gave a new version
         for n, (job, item) in enumerate(live):
             # Nothing similar enough: no judge call at all.
             raw = next(answers) if item.candidates else None
             if changed and _stale(ctx, item):
                 todo = [j for j, _ in live[n:]]
                 break
+            if not changed and restamped:
+                item = _restamp(ctx, item, restamped)
             outcome = _settle(ctx, job, item, raw)
             outcomes.append(outcome)
             changed = changed or outcome.changed
+            if outcome.log_id is not None:
+                restamped.add(outcome.memory_id)
     return outcomes
+
+
+def _restamp(ctx: Context, item: SaveItem, restamped: set[str]) -> SaveItem:
+    """``item`` with the current versions of candidates that an earlier ADD or
+    KEEP_SEPARATE of the batch re-versioned (its area): same texts, same vectors, so the
+    decision stands, and applying it does not meet a version conflict."""
+    moved = [c.memory.id for c in item.candidates if c.memory.id in restamped]
+    if not moved:
+        return item
+    fresh = ctx.store.get_memories(moved)
+
+    def current(seen: MemoryRecord) -> MemoryRecord:
+        now = fresh.get(seen.id)
+        # Only the one re-stamp, nothing else: any other move (another process rewrote
+        # it) keeps the version seen, so applying meets the conflict and runs again.
+        if now is None or now.version != seen.version + 1:
+            return seen
+        if (now.text, now.status, now.category) != (seen.text, seen.status, seen.category):
+            return seen
+        return now
+
+    return SaveItem(item.new, [replace(c, memory=current(c.memory)) for c in item.candidates])
 
 
 def _settle(ctx: Context, job: Job, item: SaveItem, raw: Decision | None) -> Outcome:

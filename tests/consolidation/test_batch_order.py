@@ -1,0 +1,72 @@
+"""One judge call per batch: a later save sees what the earlier ones did, re-judged only
+when an earlier decision rewrote or retired a memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.scripted import ScriptedJudge, base, vec_with_cosine
+from memfold import Memory, Status
+from memfold.embed.local import LocalEmbedder
+from memfold.engine.on_save import process_jobs
+from memfold.judge.base import SaveItem
+from memfold.model import Action, Area, Decision
+
+
+def _queue(mem: Memory, texts: list[str]) -> list[str]:
+    """Saves queued, not decided; the first is the oldest."""
+    return [
+        mem.add(t, user_id="s", embedding=vec_with_cosine(0.99 - i * 0.001)).memory.id
+        for i, t in enumerate(texts)
+    ]
+
+
+def test_an_add_earlier_in_the_batch_does_not_cost_a_second_judge_call(
+    db_path: Path, embedder: LocalEmbedder
+) -> None:
+    def decide(item: SaveItem) -> Decision:
+        if item.new.text == "Sam likes green tea":
+            # The earlier save: kept, filed under another area (a new version of it).
+            return Decision(Action.ADD, area=Area.INSTRUMENTS, confidence=0.9)
+        newest = max(item.candidates, key=lambda c: c.memory.created_at)
+        return Decision(Action.UPDATE, [newest.memory.id], text=newest.memory.text,
+                        confidence=0.99)  # fmt: skip
+
+    judge = ScriptedJudge(decide)
+    with Memory(db_path, embedder=embedder, consolidate="off") as setup:
+        setup.add("Sam likes tea", user_id="s", embedding=base())
+    with Memory(db_path, embedder=embedder, judge=judge, consolidate="queue") as mem:
+        first, second = _queue(mem, ["Sam likes green tea", "Sam likes green tea."])
+        jobs = mem.store.claim_jobs(8, "w", lease_s=60.0)
+        outcomes = process_jobs(mem.ctx, judge, jobs)
+        assert [o.decision.action for o in outcomes if o.decision] == [Action.ADD, Action.UPDATE]
+        # The ADD re-versioned the first save; the second's UPDATE of it still applied,
+        # without a second judge call and without a version conflict.
+        assert judge.calls == 1
+        assert all(o.log_id is not None and not o.retry for o in outcomes)
+        kept = mem.store.get_memory(first)
+        assert kept is not None and kept.status is Status.ACTIVE and kept.area is Area.INSTRUMENTS
+        gone = mem.store.get_memory(second)
+        assert gone is not None and gone.status is Status.SUPERSEDED
+
+
+def test_a_rewrite_earlier_in_the_batch_re_judges_the_rest(
+    db_path: Path, embedder: LocalEmbedder
+) -> None:
+    def decide(item: SaveItem) -> Decision:
+        oldest = min(item.candidates, key=lambda c: c.memory.created_at)
+        return Decision(Action.UPDATE, [oldest.memory.id], text=item.new.text,
+                        confidence=0.99)  # fmt: skip
+
+    judge = ScriptedJudge(decide)
+    with Memory(db_path, embedder=embedder, consolidate="off") as setup:
+        setup.add("Sam likes tea", user_id="s", embedding=base())
+    with Memory(db_path, embedder=embedder, judge=judge, consolidate="queue") as mem:
+        _queue(mem, ["Sam likes tea.", "Sam likes tea!"])
+        jobs = mem.store.claim_jobs(8, "w", lease_s=60.0)
+        outcomes = process_jobs(mem.ctx, judge, jobs)
+        # The first UPDATE rewrote the oldest memory (a new version): the second save
+        # was judged again on what the store now holds.
+        assert judge.calls == 2, outcomes
+        assert [o.decision.action for o in outcomes if o.decision] == [Action.UPDATE] * 2
+        assert len(mem.list(user_id="s")) == 1
