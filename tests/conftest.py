@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.postgres import PgServer, running_server
+from helpers.postgres import BACKENDS, PgServer, running_server
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
 
@@ -23,16 +23,56 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "memfold.db"
 
 
+# Tests that read SQLite's own tables through the shared fixtures: SQLite only. Their
+# PostgreSQL runs are deselected by name here, never skipped at run time.
+# (test_job_leases: its killed claimer process opens SQLiteStore on the file itself.)
+SQLITE_ONLY = frozenset(
+    {
+        "test_the_stems_are_the_fts5_vocabulary",
+        "test_a_killed_claimers_jobs_are_finished_by_the_next_flush",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        name = getattr(item, "originalname", item.name)
+        callspec = getattr(item, "callspec", None)
+        on = callspec.params.get("backend") if callspec is not None else None
+        (dropped if name in SQLITE_ONLY and on == "postgres" else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each test using ``mem_off``/``mem_sync`` runs on SQLite and on PostgreSQL."""
+    return str(request.param)
+
+
+def _memory(request: pytest.FixtureRequest, backend: str, **kw: object) -> Memory:
+    if backend == "postgres":
+        return Memory(url=request.getfixturevalue("pg_url"), **kw)  # type: ignore[arg-type]
+    return Memory(request.getfixturevalue("db_path"), **kw)  # type: ignore[arg-type]
+
+
 @pytest.fixture
-def mem_off(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:
-    m = Memory(db_path, embedder=embedder, consolidate="off")
+def mem_off(
+    request: pytest.FixtureRequest, backend: str, embedder: LocalEmbedder
+) -> Iterator[Memory]:
+    m = _memory(request, backend, embedder=embedder, consolidate="off")
     yield m
     m.close()
 
 
 @pytest.fixture
-def mem_sync(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:
-    m = Memory(db_path, embedder=embedder, consolidate="sync")
+def mem_sync(
+    request: pytest.FixtureRequest, backend: str, embedder: LocalEmbedder
+) -> Iterator[Memory]:
+    m = _memory(request, backend, embedder=embedder, consolidate="sync")
     yield m
     m.close()
 

@@ -38,6 +38,15 @@ APP_NAME = "memfold"
 
 class StoreSettings(Section):
     path: Path | None = None
+    # A PostgreSQL store instead of the SQLite file (``memfold[postgres]``):
+    # "postgresql://user:pass@host/db" (env MEMFOLD_URL). Setting both url and path is
+    # refused: one Memory never mixes two backends.
+    url: str | None = None
+    # PostgreSQL: connections this process keeps at most (threads waiting beyond it
+    # wait up to connect_timeout_s), and how long connecting may take before
+    # StoreUnavailable.
+    pool_max_size: int = Field(10, ge=1)
+    connect_timeout_s: float = Field(10.0, gt=0)
     max_text_chars: int = Field(32_000, ge=1)
     max_sources: int = Field(1_000, ge=1)
     busy_timeout_ms: int = Field(30_000, ge=0)
@@ -344,11 +353,12 @@ class Settings(BaseSettings):
     @model_validator(mode="before")
     @classmethod
     def _flat_env_aliases(cls, data: Any) -> Any:
-        """Short env names the README documents (MEMFOLD_PATH, MEMFOLD_LLM_MODEL...)."""
+        """Short env names the README documents (MEMFOLD_PATH, MEMFOLD_URL, MEMFOLD_LLM_...)."""
         if not isinstance(data, dict):
             return data
         aliases = {
             ("store", "path"): os.environ.get("MEMFOLD_PATH"),
+            ("store", "url"): os.environ.get("MEMFOLD_URL"),
             ("llm", "base_url"): os.environ.get("MEMFOLD_LLM_BASE_URL"),
             ("llm", "model"): os.environ.get("MEMFOLD_LLM_MODEL"),
             ("llm", "api_key"): os.environ.get("MEMFOLD_LLM_API_KEY")

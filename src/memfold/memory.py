@@ -45,6 +45,7 @@ from memfold.policy.validate import (
     clean_text,
     clean_unit,
 )
+from memfold.store.select import BackendStore, open_postgres, postgres_url
 from memfold.store.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -62,7 +63,9 @@ class Memory(ReadMethods):
     search, list, list_scopes, history, log are in memory_read.ReadMethods).
 
     ``path``: the SQLite file (argument, else ``MEMFOLD_PATH``, else the user
-    data dir). ``consolidate``: "background" (default: a worker thread decides
+    data dir). ``url``: a PostgreSQL store instead, "postgresql://..." (argument, else
+    ``MEMFOLD_URL``; ``memfold[postgres]``; memfold.store.select). ``consolidate``:
+    "background" (default: a worker thread decides
     after ``add`` returns), "sync" (``add`` decides and returns the decision),
     "queue" (``add`` only queues; a separate ``memfold worker`` process decides)
     or "off" (store only). ``read_only``: open the file with SQLite's ``mode=ro``: no
@@ -79,22 +82,30 @@ class Memory(ReadMethods):
         judge: Judge | None = None,
         consolidate: str | None = None,
         read_only: bool | None = None,
+        url: str | None = None,
     ) -> None:
         self.settings = settings or Settings()
+        self.url = postgres_url(path, url, self.settings)
         location = Path(path) if path is not None else self.settings.store.path
-        self.path = (location or default_store_path()).expanduser()
+        self.path = (location or default_store_path()).expanduser()  # unused with a url
         mode = consolidate or self.settings.consolidation.mode
         self.mode = clean_enum(mode, ConsolidateMode, "consolidate")
-        self.read_only = _read_only(self.path, read_only)
-        self.store = SQLiteStore(
-            self.path,
-            busy_timeout_ms=self.settings.store.busy_timeout_ms,
-            keyword_max_df_share=self.settings.search.keyword_max_df_share,
-            keyword_df_refresh_share=self.settings.search.keyword_df_refresh_share,
-            keyword_prune_min_docs=self.settings.search.keyword_prune_min_docs,
-            keyword_scan_max_docs=self.settings.search.keyword_scan_max_docs,
-            create_parent=location is None,  # only the default folder is created
-            read_only=self.read_only,
+        if self.url is not None and read_only:
+            raise InvalidInput("read_only is for SQLite files, not a PostgreSQL url")
+        self.read_only = self.url is None and _read_only(self.path, read_only)
+        self.store: BackendStore = (
+            open_postgres(self.url, self.settings)
+            if self.url
+            else SQLiteStore(
+                self.path,
+                busy_timeout_ms=self.settings.store.busy_timeout_ms,
+                keyword_max_df_share=self.settings.search.keyword_max_df_share,
+                keyword_df_refresh_share=self.settings.search.keyword_df_refresh_share,
+                keyword_prune_min_docs=self.settings.search.keyword_prune_min_docs,
+                keyword_scan_max_docs=self.settings.search.keyword_scan_max_docs,
+                create_parent=location is None,  # only the default folder is created
+                read_only=self.read_only,
+            )
         )
         # Built on first use: reading commands (get, list, log, stats) load no model.
         embedder = embedder or LazyEmbedder(self.settings.embed, make_embedder)
@@ -357,7 +368,8 @@ class Memory(ReadMethods):
     # files --------------------------------------------------------------------
     def export(self, path: str | Path, *, progress: transfer.Progress | None = None) -> int:
         """Every memory and link to a JSONL file (never onto this store or any SQLite file)."""
-        return transfer.export_file(self.ctx, Path(path), store_path=self.path, progress=progress)
+        store_path = None if self.url else self.path  # a PostgreSQL store is no file
+        return transfer.export_file(self.ctx, Path(path), store_path=store_path, progress=progress)
 
     def import_(
         self,

@@ -19,7 +19,7 @@ from memfold.errors import InvalidInput, NotFound
 from memfold.model import Area, LogEntry, MemoryRecord, Scope, SearchHit, Status
 from memfold.policy import filters as metadata_filters
 from memfold.policy.validate import clean_enum, clean_k, clean_scope, clean_text
-from memfold.store.sqlite import SQLiteStore
+from memfold.store.select import BackendStore
 
 # Aliases: inside the classes, ``list`` names the method, not the builtin.
 _Records = list[MemoryRecord]
@@ -30,7 +30,7 @@ _Scopes = list[scopes.ScopeInfo]
 
 class ReadMethods:
     settings: Settings
-    store: SQLiteStore
+    store: BackendStore
     ctx: Context
 
     # input ------------------------------------------------------------------

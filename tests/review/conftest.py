@@ -19,12 +19,21 @@ def judge() -> ScriptedJudge:
 
 
 @pytest.fixture
-def open_mem(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[Callable[..., Memory]]:
+def open_mem(
+    request: pytest.FixtureRequest, backend: str, tmp_path: Path, embedder: LocalEmbedder
+) -> Iterator[Callable[..., Memory]]:
+    """Opens the test's store (SQLite file or PostgreSQL schema: ``backend``), again
+    and again if asked."""
     opened: list[Memory] = []
+    where: dict[str, Any] = (
+        {"url": request.getfixturevalue("pg_url")}
+        if backend == "postgres"
+        else {"path": tmp_path / "review.db"}
+    )
 
     def make(**review: Any) -> Memory:
         m = Memory(
-            tmp_path / "review.db",
+            **where,
             embedder=embedder,
             consolidate="off",
             settings=settings(**review),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -92,7 +94,7 @@ def test_access_counts_leave_version_and_change_feed_alone(store: Any) -> None:
     store.insert_memories([rec("m1", "Carol plays chess")])
     seq = store.max_seq()
     when = datetime.now(UTC)
-    store.record_access(["m1", "m1", "unknown"], when)
+    store.add_accesses([("m1", 2, when), ("unknown", 1, when)])
     got = store.get_memory("m1")
     assert got.access_count == 2
     assert got.last_access_at is not None
@@ -143,3 +145,27 @@ def test_links_and_meta(store: Any) -> None:
     store.set_meta("x", "1")
     store.set_meta("x", "2")
     assert store.get_meta("x") == "2"
+
+
+def test_transactions_take_turns_so_no_update_is_lost(store: Any) -> None:
+    """Read then write in one transaction, from two threads at once: the second reads
+    what the first wrote (SQLite's BEGIN IMMEDIATE, PostgreSQL's writer lock)."""
+    store.insert_memories([rec("a", "v1")])
+    barrier = threading.Barrier(2)
+
+    def bump(n: int) -> None:
+        barrier.wait()
+        with store.transaction():
+            current = store.get_memory("a")
+            time.sleep(0.2)  # the other thread tries meanwhile
+            store.put_memory(current.copy(text=f"{current.text}+{n}", version=current.version + 1))
+        store.close_thread()
+
+    threads = [threading.Thread(target=bump, args=(n,)) for n in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    final = store.get_memory("a")
+    assert final.version == 3
+    assert sorted(final.text.split("+")[1:]) == ["1", "2"]

@@ -74,6 +74,8 @@ def open_existing(path: Path | None, consolidate: str | None = "off") -> Memory:
     not exist is an error (a typo in --path would otherwise create an empty one)."""
     settings = Settings()
     where = store_path(settings, path)
+    if path is None and settings.store.url:  # MEMFOLD_URL: a PostgreSQL store
+        return Memory(settings=settings, consolidate=cli_mode(settings, consolidate))
     if not where.exists():
         raise InvalidInput(
             f"store {where} does not exist (check --path or MEMFOLD_PATH; "

@@ -50,7 +50,7 @@ def export(ctx: Context, out: IO[str], *, progress: Progress | None = None) -> i
 
 
 def export_file(
-    ctx: Context, target: Path, *, store_path: Path, progress: Progress | None = None
+    ctx: Context, target: Path, *, store_path: Path | None, progress: Progress | None = None
 ) -> int:
     """Export to ``target``, never onto the open store or another SQLite file; the file
     appears complete or not at all (a temporary file beside it is renamed over it)."""

@@ -42,20 +42,23 @@ T = TypeVar("T")
 
 
 # export ---------------------------------------------------------------------------
-def check_export_target(target: Path, store_path: Path) -> Path:
+def check_export_target(target: Path, store_path: Path | None) -> Path:
     """The resolved file to write; ``InvalidInput`` for a folder, a missing folder,
-    the open store (or its side files) and any existing SQLite file."""
+    the open store (or its side files; None: a store that is no file) and any existing
+    SQLite file."""
     resolved = target.expanduser().resolve()
     if resolved.is_dir():
         raise InvalidInput(f"export target {target} is a folder")
     if not resolved.parent.is_dir():
         raise InvalidInput(f"export target {target}: folder {resolved.parent} does not exist")
-    store = store_path.expanduser().resolve()
-    onto_store = resolved == store or any(
-        resolved == store.with_name(store.name + side) for side in _SIDE_FILES
-    )
-    if not onto_store and resolved.exists() and store.exists():
-        onto_store = os.path.samefile(resolved, store)
+    onto_store = False
+    if store_path is not None:
+        store = store_path.expanduser().resolve()
+        onto_store = resolved == store or any(
+            resolved == store.with_name(store.name + side) for side in _SIDE_FILES
+        )
+        if not onto_store and resolved.exists() and store.exists():
+            onto_store = os.path.samefile(resolved, store)
     if onto_store:
         raise InvalidInput(f"export target {target} is the open store; refusing to overwrite it")
     if resolved.exists():

@@ -2,7 +2,13 @@
 
 Outside a transaction each query borrows a pooled connection (autocommit) for that
 query alone. ``transaction()`` pins one connection to the calling thread until the
-outermost block ends; nested blocks join it, as on SQLite. Driver errors become
+outermost block ends; nested blocks join it, as on SQLite. Like SQLite's ``BEGIN
+IMMEDIATE``, a transaction first takes the store's writer lock (a transaction-level
+advisory lock, waiting at most ``lock_timeout_ms``): writers take turns, so a read
+then a write in one transaction sees nothing change in between (the engine's version
+checks rely on it), and change numbers become visible in order (an index that has
+seen number k has seen every number below it). Reads outside a transaction never
+wait. Per-row locking for concurrent writers is later work. Driver errors become
 memfold errors here and nowhere else: a lost or refused connection is
 ``StoreUnavailable`` (transient), a serialization failure, deadlock, lock timeout or
 unique-key clash is ``ConflictError`` (the caller re-plans).
@@ -36,9 +42,10 @@ _CONFLICTS = (
     pg_errors.UniqueViolation,
 )
 # Advisory lock keys (hashed with the schema name, so stores in other schemas of one
-# database do not wait on each other): migrations, and change numbers.
+# database do not wait on each other): migrations, and the writer lock.
 MIGRATE_LOCK = "memfold.migrate:"
-SEQ_LOCK = "memfold.seq:"
+WRITE_LOCK = "memfold.write:"
+_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext(%s || current_schema()))"
 
 
 def redact(url: str) -> str:
@@ -92,8 +99,17 @@ class _VectorTextLoader(Loader):
 class Connections:
     """A pool of connections to one database (see the module docstring)."""
 
-    def __init__(self, url: str, *, min_size: int, max_size: int, connect_timeout_s: float) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        min_size: int,
+        max_size: int,
+        connect_timeout_s: float,
+        lock_timeout_ms: int,
+    ) -> None:
         self.url = url
+        self._lock_timeout_ms = lock_timeout_ms
         self.location = redact(url)
         self._local = threading.local()
         self._timeout = connect_timeout_s
@@ -134,6 +150,10 @@ class Connections:
             self.pool.open(wait=True, timeout=connect_timeout_s)
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        # Times come back in UTC whatever the server's zone; waiting on a lock (the
+        # writer lock, a row) gives up like SQLite's busy timeout (0: wait forever).
+        conn.execute("SET TIME ZONE 'UTC'")
+        conn.execute(f"SET lock_timeout = {int(self._lock_timeout_ms)}")
         dumper = type("VectorDumper", (_VectorDumper,), {"oid": self._vector_oid})
         conn.adapters.register_dumper(np.ndarray, dumper)
         conn.adapters.register_loader(self._vector_oid, _VectorLoader)
@@ -143,9 +163,7 @@ class Connections:
     def _migrate(self, conn: psycopg.Connection[Any]) -> int:
         """Bring the schema to the latest version in one transaction; the version before."""
         with conn.transaction():
-            conn.execute(
-                "SELECT pg_advisory_xact_lock(hashtext(%s || current_schema()))", (MIGRATE_LOCK,)
-            )
+            conn.execute(_LOCK_SQL, (MIGRATE_LOCK,))
             for statement in BOOTSTRAP:
                 conn.execute(statement)
             row = conn.execute("SELECT value FROM meta WHERE key = %s", (VERSION_KEY,)).fetchone()
@@ -189,9 +207,9 @@ class Connections:
             return
         with translated(self.url), self.pool.connection(timeout=self._timeout) as pooled:
             self._local.conn = pooled
-            self._local.seq_locked = False
             try:
                 with pooled.transaction():
+                    pooled.execute(_LOCK_SQL, (WRITE_LOCK,))
                     yield pooled
             finally:
                 self._local.conn = None
@@ -221,16 +239,8 @@ class Connections:
             return cur.rowcount
 
     def next_seqs(self, n: int = 1) -> list[int]:
-        """``n`` fresh change numbers, increasing. The first draw in a transaction takes
-        the advisory lock that orders writers of memories, held to commit: numbers
-        become visible in order, so an index that has seen number k has seen every
-        number below it."""
+        """``n`` fresh change numbers, increasing, drawn under the writer lock."""
         with self.transaction() as conn, translated(self.url):
-            if not getattr(self._local, "seq_locked", False):
-                conn.execute(
-                    "SELECT pg_advisory_xact_lock(hashtext(%s || current_schema()))", (SEQ_LOCK,)
-                )
-                self._local.seq_locked = True
             rows = conn.execute(
                 "SELECT nextval('change_seq') FROM generate_series(1, %s)", (n,)
             ).fetchall()

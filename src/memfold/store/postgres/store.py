@@ -3,8 +3,8 @@
 Same behaviour as the SQLite backend, table for table: every write method is atomic
 and joins an open ``transaction()``; ``put_memory`` checks the row version under a row
 lock; the change feed (``max_seq``/``changes_since``) feeds the same in-process
-vector index as on SQLite. Jobs, review tables, usage, scope queries, keyword search
-and erasure are mixins beside this file.
+vector index as on SQLite. Links and the log, jobs, review tables, usage, scope
+queries, keyword search and erasure are mixins beside this file.
 """
 
 from __future__ import annotations
@@ -14,21 +14,16 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import Any
 
-from psycopg.types.json import Jsonb
-
 from memfold.errors import ConflictError, NotFound
 from memfold.index.bm25 import ScopeStatsCache, Stemmer
-from memfold.model import Area, JSONDict, Link, LinkKind, LogEntry, MemoryRecord, Scope, Status
-from memfold.model import utcnow as _now
+from memfold.model import Area, JSONDict, MemoryRecord, Scope, Status
 from memfold.policy.filters import Filter
-from memfold.store.base import IndexRow, NewLogEntry
+from memfold.store.base import IndexRow
 from memfold.store.postgres.codec import (
-    LOG_COLUMNS,
     MEMORY_COLUMNS,
     MEMORY_COLUMNS_NO_VEC,
     MEMORY_FIELDS,
     memory_params,
-    row_to_log,
     row_to_memory,
 )
 from memfold.store.postgres.connection import Connections
@@ -36,6 +31,7 @@ from memfold.store.postgres.erase import EraseTablesMixin
 from memfold.store.postgres.filter_sql import filter_sql
 from memfold.store.postgres.jobs import JobsTableMixin
 from memfold.store.postgres.keyword import KeywordSearchMixin
+from memfold.store.postgres.log import LogTablesMixin
 from memfold.store.postgres.review import ReviewTablesMixin
 from memfold.store.postgres.scopes import ScopeQueriesMixin
 from memfold.store.postgres.usage import UsageTableMixin
@@ -53,6 +49,7 @@ _UPDATE = (
 
 
 class PostgresStore(
+    LogTablesMixin,
     JobsTableMixin,
     ReviewTablesMixin,
     UsageTableMixin,
@@ -67,6 +64,7 @@ class PostgresStore(
         pool_min_size: int = 1,
         pool_max_size: int = 10,
         connect_timeout_s: float = 10.0,
+        lock_timeout_ms: int = 30_000,
         keyword_scan_max_docs: int = 5000,
         keyword_df_refresh_share: float = 0.1,
     ) -> None:
@@ -75,6 +73,7 @@ class PostgresStore(
             min_size=pool_min_size,
             max_size=pool_max_size,
             connect_timeout_s=connect_timeout_s,
+            lock_timeout_ms=lock_timeout_ms,
         )
         self.location = self._db.location
         self._scope_stats = ScopeStatsCache(keyword_df_refresh_share, keyword_scan_max_docs)
@@ -320,114 +319,3 @@ class PostgresStore(
             "FROM memories GROUP BY embedding_model, embedding_dim"
         )
         return {str(k): int(v) for k, v in rows}
-
-    # links ------------------------------------------------------------------
-    def add_links(self, links: Sequence[Link]) -> None:
-        self._db.write_many(
-            "INSERT INTO links (src, dst, kind, weight, created_at) VALUES (%s, %s, %s, %s, %s) "
-            "ON CONFLICT (src, dst, kind) DO UPDATE SET weight = excluded.weight, "
-            "created_at = excluded.created_at",
-            [(lk.src, lk.dst, lk.kind.value, lk.weight, lk.created_at) for lk in links],
-        )
-
-    def remove_links(self, links: Sequence[tuple[str, str, LinkKind]]) -> None:
-        self._db.write_many(
-            "DELETE FROM links WHERE src = %s AND dst = %s AND kind = %s",
-            [(s, d, k.value) for s, d, k in links],
-        )
-
-    def links_for(self, ids: Iterable[str]) -> list[Link]:
-        wanted = list(dict.fromkeys(ids))
-        if not wanted:
-            return []
-        rows = self._q(
-            "SELECT src, dst, kind, weight, created_at FROM links "
-            "WHERE src = ANY(%s) OR dst = ANY(%s) ORDER BY created_at, src, dst, kind",
-            (wanted, wanted),
-        )
-        return [Link(r[0], r[1], LinkKind(r[2]), r[3], r[4]) for r in rows]
-
-    # audit log --------------------------------------------------------------
-    def append_log(self, entry: NewLogEntry) -> int:
-        with self._db.transaction():
-            log_id = self._w(
-                "INSERT INTO consolidation_log (time, path, action, input_ids, output_ids, "
-                "similarity, confidence, reasoning, judge, model, prompt_version, prompt_tokens, "
-                "completion_tokens, before, after, undoes) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                "RETURNING id",
-                (
-                    _now(),
-                    entry.path,
-                    entry.action,
-                    Jsonb(entry.input_ids),
-                    Jsonb(entry.output_ids),
-                    entry.similarity,
-                    entry.confidence,
-                    entry.reasoning,
-                    entry.judge,
-                    entry.model,
-                    entry.prompt_version,
-                    entry.prompt_tokens,
-                    entry.completion_tokens,
-                    Jsonb(entry.before or {}),
-                    Jsonb(entry.after or {}),
-                    entry.undoes,
-                ),
-            )
-            touched = sorted(set(entry.input_ids) | set(entry.output_ids))
-            self._db.write_many(
-                "INSERT INTO log_memories (log_id, memory_id) VALUES (%s, %s) "
-                "ON CONFLICT DO NOTHING",
-                [(log_id, m) for m in touched],
-            )
-            return log_id
-
-    def get_log(self, log_id: int) -> LogEntry | None:
-        rows = self._q(f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id = %s", (log_id,))
-        return row_to_log(rows[0]) if rows else None
-
-    def list_log(
-        self, *, limit: int = 50, memory_id: str | None = None, since: datetime | None = None
-    ) -> list[LogEntry]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if memory_id is not None:
-            clauses.append("id IN (SELECT log_id FROM log_memories WHERE memory_id = %s)")
-            params.append(memory_id)
-        if since is not None:
-            clauses.append("time >= %s")
-            params.append(since)
-        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-        rows = self._q(
-            f"SELECT {LOG_COLUMNS} FROM consolidation_log{where} ORDER BY id DESC LIMIT %s",
-            [*params, limit],
-        )
-        return [row_to_log(r) for r in rows]
-
-    def logs_after_touching(self, log_id: int, memory_ids: Iterable[str]) -> list[LogEntry]:
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return []
-        rows = self._q(
-            f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id > %s AND undone_by IS NULL "
-            "AND undoes IS NULL AND id IN (SELECT log_id FROM log_memories "
-            "WHERE memory_id = ANY(%s)) ORDER BY id",
-            (log_id, ids),
-        )
-        return [row_to_log(r) for r in rows]
-
-    def mark_log_undone(self, log_id: int, undone_by: int) -> None:
-        self._w("UPDATE consolidation_log SET undone_by = %s WHERE id = %s", (undone_by, log_id))
-
-    # key/value --------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        rows = self._q("SELECT value FROM meta WHERE key = %s", (key,))
-        return str(rows[0][0]) if rows else None
-
-    def set_meta(self, key: str, value: str) -> None:
-        self._w(
-            "INSERT INTO meta (key, value) VALUES (%s, %s) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
