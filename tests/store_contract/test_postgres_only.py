@@ -129,3 +129,18 @@ def test_driver_errors_do_not_leak(pg_url: str) -> None:
     except StoreUnavailable:
         assert store.count_memories() == 1
     store.close()
+
+
+def test_the_feed_orders_deletes_and_reinserts_by_change_number(pg_url: str) -> None:
+    """A memory deleted then created again (undo, then undo of the undo) is live at the
+    end of the feed: rows and tombstones come in one change order."""
+    store = PostgresStore(pg_url)
+    store.insert_memories([rec("a", "first"), rec("b", "other")])
+    store.delete_memory_row("a")
+    store.insert_memories([rec("a", "back again")])
+    feed = [(r.id, r.deleted) for r in store.changes_since(0)]
+    assert feed == [("b", False), ("a", True), ("a", False)]
+    store.erase_memories(list(store.get_memories(["a", "b"]).values()), derived=[])
+    tail = [r for r in store.changes_since(0) if r.deleted]
+    assert len({r.seq for r in tail}) == len(tail) == 3  # one change number per tombstone
+    store.close()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import struct
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,6 +35,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from memfold.errors import ConfigError, ConflictError, StoreUnavailable
 from memfold.store.postgres.schema import BOOTSTRAP, LATEST_VERSION, MIGRATIONS, VERSION_KEY
 
+# Query parameters: positional (%s) or named (%(name)s).
+Params = Sequence[Any] | Mapping[str, Any]
 _CONFLICTS = (
     pg_errors.SerializationFailure,
     pg_errors.DeadlockDetected,
@@ -217,12 +219,12 @@ class Connections:
     def in_transaction(self) -> bool:
         return getattr(self._local, "conn", None) is not None
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         with self.connection() as conn, translated(self.url):
             cur = conn.execute(sql, params, binary=True)
             return cur.fetchall() if cur.description else []
 
-    def write(self, sql: str, params: Sequence[Any] = ()) -> int:
+    def write(self, sql: str, params: Params = ()) -> int:
         """Run one statement in a transaction; its row count (RETURNING: the first value)."""
         with self.transaction() as conn, translated(self.url):
             cur = conn.execute(sql, params, binary=True)

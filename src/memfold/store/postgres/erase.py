@@ -72,7 +72,6 @@ class EraseTablesMixin:
     _q: Callable[..., list[tuple[Any, ...]]]
     _w: Callable[..., int]
     _tx: Callable[[], AbstractContextManager[None]]
-    _next_seq: Callable[[], int]
 
     # finding what to erase -----------------------------------------------------------
     def scope_memory_ids(
@@ -146,8 +145,11 @@ class EraseTablesMixin:
             def run(table: str, sql: str) -> None:
                 counts[table] = counts.get(table, 0) + self._w(sql, (ids,))
 
-            seq = self._next_seq()  # feeds in-process vector indexes (changes_since)
-            self._w("INSERT INTO tombstones (id, seq) SELECT unnest(%s::text[]), %s", (ids, seq))
+            # one change number each: feeds in-process vector indexes (changes_since)
+            self._db.write_many(
+                "INSERT INTO tombstones (id, seq) VALUES (%s, %s)",
+                list(zip(ids, self._db.next_seqs(len(ids)), strict=True)),
+            )
             run("memories", "DELETE FROM memories WHERE id = ANY(%s)")
             run("links", "DELETE FROM links WHERE src = ANY(%s)")
             run("links", "DELETE FROM links WHERE dst = ANY(%s)")

@@ -26,7 +26,7 @@ from memfold.store.postgres.codec import (
     memory_params,
     row_to_memory,
 )
-from memfold.store.postgres.connection import Connections
+from memfold.store.postgres.connection import Connections, Params
 from memfold.store.postgres.erase import EraseTablesMixin
 from memfold.store.postgres.filter_sql import filter_sql
 from memfold.store.postgres.jobs import JobsTableMixin
@@ -94,10 +94,10 @@ class PostgresStore(
         with self._db.transaction():
             yield
 
-    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _q(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         return self._db.query(sql, params)
 
-    def _w(self, sql: str, params: Sequence[Any] = ()) -> int:
+    def _w(self, sql: str, params: Params = ()) -> int:
         return self._db.write(sql, params)
 
     def schema_version(self) -> int:
@@ -271,23 +271,24 @@ class PostgresStore(
         return int(row[0][0])
 
     def changes_since(self, seq: int) -> Iterator[IndexRow]:
-        """Rows written after ``seq``, oldest change first, read in batches."""
+        """Rows written and deleted after ``seq`` in change order, read in batches (one
+        query each; every change number is unique, tombstones' too)."""
         last = seq
         while True:
             rows = self._q(
-                "SELECT seq, id, scope_key, status, area, embedding, embedding_model "
-                "FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
-                (last, _FEED_BATCH),
+                "SELECT seq, id, scope_key, status, area, embedding, embedding_model, false "
+                "FROM memories WHERE seq > %(s)s UNION ALL "
+                "SELECT seq, id, '', 'archived', 'main', NULL::vector, NULL, true "
+                "FROM tombstones WHERE seq > %(s)s ORDER BY 1 LIMIT %(n)s",
+                {"s": last, "n": _FEED_BATCH},
             )
             for r in rows:
-                yield IndexRow(int(r[0]), r[1], r[2], Status(r[3]), Area(r[4]), r[5], r[6])
+                yield IndexRow(
+                    int(r[0]), r[1], r[2], Status(r[3]), Area(r[4]), r[5], r[6], deleted=r[7]
+                )
             if len(rows) < _FEED_BATCH:
-                break
+                return
             last = int(rows[-1][0])
-        for seq_, id_ in self._q(
-            "SELECT seq, id FROM tombstones WHERE seq > %s ORDER BY seq", (seq,)
-        ):
-            yield IndexRow(int(seq_), id_, "", Status.ARCHIVED, Area.MAIN, None, None, deleted=True)
 
     def scope_sizes(self) -> dict[str, int]:
         rows = self._q("SELECT scope_key, count(*) FROM memories GROUP BY scope_key")
