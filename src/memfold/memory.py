@@ -68,9 +68,10 @@ class Memory(ReadMethods):
     "background" (default: a worker thread decides
     after ``add`` returns), "sync" (``add`` decides and returns the decision),
     "queue" (``add`` only queues; a separate ``memfold worker`` process decides)
-    or "off" (store only). ``read_only``: open the file with SQLite's ``mode=ro``: no
-    migration, no worker, no access counting, every write raises ReadOnlyStore; None
-    (default) opens a file without write permission read-only and any other writable.
+    or "off" (store only). ``read_only``: open the file with SQLite's ``mode=ro`` (a url:
+    read-only PostgreSQL transactions): no migration, no worker, no access counting,
+    every write raises ReadOnlyStore; None (default) opens a file without write
+    permission read-only and any other file, and any url, writable.
     """
 
     def __init__(
@@ -90,11 +91,10 @@ class Memory(ReadMethods):
         self.path = (location or default_store_path()).expanduser()  # unused with a url
         mode = consolidate or self.settings.consolidation.mode
         self.mode = clean_enum(mode, ConsolidateMode, "consolidate")
-        if self.url is not None and read_only:
-            raise InvalidInput("read_only is for SQLite files, not a PostgreSQL url")
-        self.read_only = self.url is None and _read_only(self.path, read_only)
+        # a url: read-only only when asked (no file permission to go by)
+        self.read_only = bool(read_only) if self.url else _read_only(self.path, read_only)
         self.store: BackendStore = (
-            open_postgres(self.url, self.settings)
+            open_postgres(self.url, self.settings, read_only=self.read_only)
             if self.url
             else SQLiteStore(
                 self.path,

@@ -8,7 +8,7 @@ import pytest
 
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
-from memfold.errors import ConfigError, InvalidInput, StoreUnavailable
+from memfold.errors import ConfigError, InvalidInput, ReadOnlyStore, StoreUnavailable
 from memfold.store.postgres import PostgresStore
 from memfold.store.sqlite import SQLiteStore
 
@@ -68,3 +68,25 @@ def test_export_from_sqlite_imports_into_postgres(
             "Finn is allergic to peanuts": {},
         }
         assert dst.export(tmp_path / "back.jsonl") == 2  # no store file to collide with
+
+
+def test_read_only_reads_and_refuses_every_write(pg_url: str, embedder: LocalEmbedder) -> None:
+    with pytest.raises(ConfigError, match="holds no memfold store"):
+        Memory(url=pg_url, embedder=embedder, read_only=True)
+    with Memory(url=pg_url, embedder=embedder, consolidate="off") as mem:
+        mem.add("Gus keeps bees on the roof", user_id="gus")
+    ro = Memory(url=pg_url, embedder=embedder, read_only=True)
+    try:
+        assert ro.read_only and ro.ctx.accesses is None
+        hit = ro.search("bees", user_id="gus", k=1)[0].memory
+        assert hit.text == "Gus keeps bees on the roof"
+        with pytest.raises(ReadOnlyStore, match="open read-only"):
+            ro.add("Gus sold the bees", user_id="gus")
+        with pytest.raises(ReadOnlyStore):
+            ro.update(hit.id, importance=0.9)
+        with pytest.raises(ReadOnlyStore):
+            ro.delete(hit.id)
+        assert ro.stats()["memories"] == 1
+        assert ro.get(hit.id).version == hit.version
+    finally:
+        ro.close()

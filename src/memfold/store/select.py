@@ -48,8 +48,9 @@ def postgres_url(path: str | Path | None, url: str | None, settings: Settings) -
     return url
 
 
-def open_postgres(url: str, settings: Settings) -> PostgresStore:
-    """A ``PostgresStore``; ``MissingExtra`` without ``memfold[postgres]``."""
+def open_postgres(url: str, settings: Settings, *, read_only: bool = False) -> PostgresStore:
+    """A ``PostgresStore``; ``MissingExtra`` without ``memfold[postgres]``. ``read_only``:
+    no migration, every write refused with ReadOnlyStore."""
     try:
         from memfold.store.postgres import PostgresStore
     except ImportError as exc:
@@ -59,6 +60,7 @@ def open_postgres(url: str, settings: Settings) -> PostgresStore:
         pool_max_size=settings.store.pool_max_size,
         connect_timeout_s=settings.store.connect_timeout_s,
         lock_timeout_ms=settings.store.busy_timeout_ms,
+        read_only=read_only,
         keyword_scan_max_docs=settings.search.keyword_scan_max_docs,
         keyword_df_refresh_share=settings.search.keyword_df_refresh_share,
     )

@@ -32,7 +32,7 @@ from psycopg.pq import Format
 from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from memfold.errors import ConfigError, ConflictError, StoreUnavailable
+from memfold.errors import ConfigError, ConflictError, ReadOnlyStore, StoreUnavailable
 from memfold.store.postgres.schema import BOOTSTRAP, LATEST_VERSION, MIGRATIONS, VERSION_KEY
 
 # Query parameters: positional (%s) or named (%(name)s).
@@ -60,6 +60,11 @@ def translated(url: str) -> Iterator[None]:
     """Driver errors as memfold errors (see the module docstring)."""
     try:
         yield
+    except pg_errors.ReadOnlySqlTransaction as exc:
+        raise ReadOnlyStore(
+            f"{redact(url)} is open read-only: writes are refused (open it without "
+            "read_only to write)"
+        ) from exc
     except _CONFLICTS as exc:
         raise ConflictError(f"PostgreSQL refused a concurrent change: {_first_line(exc)}") from exc
     except (psycopg.OperationalError, PoolTimeout) as exc:
@@ -109,8 +114,10 @@ class Connections:
         max_size: int,
         connect_timeout_s: float,
         lock_timeout_ms: int,
+        read_only: bool = False,
     ) -> None:
         self.url = url
+        self.read_only = read_only
         self._lock_timeout_ms = lock_timeout_ms
         self.location = redact(url)
         self._local = threading.local()
@@ -127,7 +134,10 @@ class Connections:
             ) from None
         try:
             with first:
-                self._migrate(first)
+                if read_only:
+                    self._check_version(first)
+                else:
+                    self._migrate(first)
                 info = TypeInfo.fetch(first, "vector")
         except psycopg.Error as exc:
             raise ConfigError(
@@ -156,6 +166,8 @@ class Connections:
         # writer lock, a row) gives up like SQLite's busy timeout (0: wait forever).
         conn.execute("SET TIME ZONE 'UTC'")
         conn.execute(f"SET lock_timeout = {int(self._lock_timeout_ms)}")
+        if self.read_only:  # every transaction, and every statement outside one
+            conn.execute("SET default_transaction_read_only = on")
         dumper = type("VectorDumper", (_VectorDumper,), {"oid": self._vector_oid})
         conn.adapters.register_dumper(np.ndarray, dumper)
         conn.adapters.register_loader(self._vector_oid, _VectorLoader)
@@ -186,6 +198,22 @@ class Connections:
                 )
         return found
 
+    def _check_version(self, conn: psycopg.Connection[Any]) -> None:
+        """Read-only: no migration, so the schema must be there and current."""
+        exists = conn.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()
+        row = (
+            conn.execute("SELECT value FROM meta WHERE key = %s", (VERSION_KEY,)).fetchone()
+            if exists and exists[0]
+            else None
+        )
+        found = int(row[0]) if row else 0
+        if found != LATEST_VERSION:
+            what = "holds no memfold store" if found == 0 else f"is at schema version {found}"
+            raise ConfigError(
+                f"cannot open {self.location} read-only: it {what} and this memfold needs "
+                f"version {LATEST_VERSION}; open it once without read_only"
+            )
+
     def schema_version(self) -> int:
         rows = self.query("SELECT value FROM meta WHERE key = %s", (VERSION_KEY,))
         return int(rows[0][0]) if rows else 0
@@ -211,7 +239,8 @@ class Connections:
             self._local.conn = pooled
             try:
                 with pooled.transaction():
-                    pooled.execute(_LOCK_SQL, (WRITE_LOCK,))
+                    if not self.read_only:
+                        pooled.execute(_LOCK_SQL, (WRITE_LOCK,))
                     yield pooled
             finally:
                 self._local.conn = None

@@ -65,6 +65,7 @@ class PostgresStore(
         pool_max_size: int = 10,
         connect_timeout_s: float = 10.0,
         lock_timeout_ms: int = 30_000,
+        read_only: bool = False,
         keyword_scan_max_docs: int = 5000,
         keyword_df_refresh_share: float = 0.1,
     ) -> None:
@@ -74,6 +75,7 @@ class PostgresStore(
             max_size=pool_max_size,
             connect_timeout_s=connect_timeout_s,
             lock_timeout_ms=lock_timeout_ms,
+            read_only=read_only,
         )
         self.location = self._db.location
         self._scope_stats = ScopeStatsCache(keyword_df_refresh_share, keyword_scan_max_docs)
