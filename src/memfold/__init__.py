@@ -16,6 +16,7 @@ from memfold.errors import (
     MemfoldError,
     NotFound,
     ReadOnlyStore,
+    StoreUnavailable,
     UndoRefused,
 )
 from memfold.memory import Memory
@@ -74,5 +75,6 @@ __all__ = [
     "SearchHit",
     "Settings",
     "Status",
+    "StoreUnavailable",
     "UndoRefused",
 ]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memfold import Memory
+from memfold import Memory, StoreUnavailable
 from memfold.embed.local import LocalEmbedder
-from memfold.errors import ConfigError, InvalidInput, ReadOnlyStore, StoreUnavailable
+from memfold.errors import ConfigError, InvalidInput, ReadOnlyStore
 from memfold.store.postgres import PostgresStore
 from memfold.store.sqlite import SQLiteStore
 
