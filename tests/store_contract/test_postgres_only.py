@@ -144,3 +144,28 @@ def test_the_feed_orders_deletes_and_reinserts_by_change_number(pg_url: str) -> 
     tail = [r for r in store.changes_since(0) if r.deleted]
     assert len({r.seq for r in tail}) == len(tail) == 3  # one change number per tombstone
     store.close()
+
+
+def test_migration_2_keeps_rows_and_scopes_keyword_search(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store written at schema 1 opens at the latest schema with its rows, and its
+    keyword search then matches through the scope token."""
+    import memfold.store.postgres.connection as connection
+    from memfold.model import Scope, Status
+    from memfold.store.postgres.schema import MIGRATIONS
+
+    with monkeypatch.context() as patched:
+        patched.setattr(connection, "MIGRATIONS", MIGRATIONS[:1])
+        patched.setattr(connection, "LATEST_VERSION", 1)
+        old = PostgresStore(pg_url)
+        old.insert_memories([rec("a", "Kim grows tomatoes"), rec("b", "tomatoes", Scope("u9"))])
+        assert old.schema_version() == 1
+        old.close()
+    store = PostgresStore(pg_url)
+    assert store.schema_version() == LATEST_VERSION == 2
+    hits = store.keyword_search(Scope("u1"), "tomatoes", 5, statuses=[Status.ACTIVE])
+    assert [h[0] for h in hits] == ["a"]
+    # only stop words for PostgreSQL: nothing matches (not the whole scope)
+    assert store.keyword_search(Scope("u1"), "about above", 5, statuses=[Status.ACTIVE]) == []
+    store.close()

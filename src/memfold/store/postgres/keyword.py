@@ -1,5 +1,6 @@
 """Keyword search on PostgreSQL: the generated ``tsvector`` column (English stemming, GIN
-index), restricted to the scope searched, ranked by BM25 with the scope's own
+index), restricted to the scope searched (a token of the scope in the ``tsvector``: the GIN
+index intersects it with the terms), ranked by BM25 with the scope's own
 statistics (``memfold.index.bm25``, as on SQLite) or by ``ts_rank``.
 
 Query words are the same as on SQLite (``store/sqlite/fts.py``: lowercase, stopwords
@@ -9,6 +10,7 @@ common to most memories are not pruned: the GIN index keeps them cheap enough.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,9 +20,17 @@ from memfold.policy.filters import Filter
 from memfold.store.sqlite.fts import query_words
 
 
+def scope_token(scope_key: str) -> str:
+    """The scope's word in ``tsv`` (schema migration 2 computes it the same way)."""
+    return "k" + hashlib.md5(scope_key.encode()).hexdigest()
+
+
 def ts_query(words: Sequence[str]) -> str:
     """An OR tsquery of ``words`` (``\\w+`` words: no quote or operator inside)."""
     return " | ".join("'" + w.replace("'", "''").replace("\\", "\\\\") + "'" for w in words)
+
+
+_MATCH = " WHERE numnode(q) > 0 AND tsv @@ (to_tsquery('simple', %s) && q) AND "
 
 
 class KeywordSearchMixin:
@@ -48,16 +58,18 @@ class KeywordSearchMixin:
         if not words:
             return []
         where_sql, params = self._filters(scope, statuses, areas, where)
+        # q: the terms (empty when all are stop words: then nothing matches); the GIN
+        # index answers `scope token & terms`, the scope's rows only.
         sql = (
             f"SELECT id, {'text' if bm25 else '-ts_rank(tsv, q)'} "
             "FROM memories, to_tsquery('english', %s) AS q"
-            f"{where_sql.replace(' WHERE ', ' WHERE tsv @@ q AND ', 1)} "
+            f"{where_sql.replace(' WHERE ', _MATCH, 1)} "
             "ORDER BY ts_rank(tsv, q) DESC, rowid LIMIT %s"
         )
-        query_param = ts_query(words)
+        head = [ts_query(words), scope_token(scope.key())]
         if bm25 is None:
-            return [(str(r[0]), float(r[1])) for r in self._q(sql, [query_param, *params, k])]
-        rows = self._q(sql, [query_param, *params, max(k, bm25.pool)])
+            return [(str(r[0]), float(r[1])) for r in self._q(sql, [*head, *params, k])]
+        rows = self._q(sql, [*head, *params, max(k, bm25.pool)])
         if not rows:
             return []
         return self._scoped_bm25(scope.key(), words, rows, k, bm25)
@@ -109,8 +121,7 @@ class KeywordSearchMixin:
 
     def _scope_term_docs(self, scope_key: str, word: str) -> int:
         rows = self._q(
-            "SELECT count(*) FROM memories WHERE scope_key = %s "
-            "AND tsv @@ to_tsquery('english', %s)",
-            (scope_key, ts_query([word])),
+            f"SELECT count(*) FROM memories, to_tsquery('english', %s) AS q{_MATCH}scope_key = %s",
+            (ts_query([word]), scope_token(scope_key), scope_key),
         )
         return int(rows[0][0])

@@ -9,7 +9,8 @@ the pgvector extension, created once per database.
 Differences from SQLite (store/sqlite/schema.py), same tables and columns otherwise:
 times are ``timestamptz``; JSON columns are ``jsonb``; the embedding is a pgvector
 ``vector`` without a fixed dimension (a per-dimension HNSW index can come later as an
-expression index); keyword search uses a generated ``tsvector`` with a GIN index;
+expression index); keyword search uses a generated ``tsvector`` (with a token of the
+scope, migration 2) and a GIN index;
 ``seq`` comes from a sequence drawn under a transaction-level advisory lock
 (connection.py), so change numbers commit in order and the change feed never skips one.
 """
@@ -181,6 +182,21 @@ MIGRATIONS: list[tuple[int, str]] = [
             derived BOOLEAN NOT NULL DEFAULT false
         );
         CREATE INDEX erasures_scope ON erasures (scope_key);
+        """,
+    ),
+    (
+        2,
+        # Keyword search restricted to the tenant: the tsvector also holds one token per
+        # scope ('k' + md5 of the scope key, one word to the 'simple' parser), so a query
+        # is `scope token & (terms)` and the GIN index intersects the two posting lists
+        # instead of fetching every match in the store and filtering by scope.
+        """
+        DROP INDEX memories_tsv;
+        ALTER TABLE memories DROP COLUMN tsv;
+        ALTER TABLE memories ADD COLUMN tsv tsvector GENERATED ALWAYS AS (
+            to_tsvector('simple', 'k' || md5(scope_key)) || to_tsvector('english', text)
+        ) STORED;
+        CREATE INDEX memories_tsv ON memories USING gin (tsv);
         """,
     ),
 ]
