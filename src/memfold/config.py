@@ -104,21 +104,28 @@ class SearchSettings(Section):
     newer_first: bool = True
     newer_first_update_similarity: float = Field(0.5, ge=-1.0, le=1.0)
     newer_first_plain_similarity: float = Field(0.8, ge=-1.0, le=1.0)
-    # Keyword terms found in more than this share of all memories carry almost no
-    # information but make FTS5 rank every row: they are left out of the query.
+    # Keyword terms found in more than this share of the searched scope's memories
+    # carry almost no information but make FTS5 walk most of the scope: they are left
+    # out of the query. Counted in the scope, never the file, so one tenant's words do
+    # not change another's search (on LoCoMo dev, pruning within scopes of 400-700
+    # turns lowered recall at every share tried, 0.2 to 0.5: docs/benchmarks.md).
     keyword_max_df_share: float = Field(0.2, gt=0.0, le=1.0)
-    # ...but only in stores this large: in a small one every word is "common".
+    # ...but only in scopes this large: in a small one every word is "common".
     keyword_prune_min_docs: int = Field(2000, ge=0)
-    # Document frequencies are cached until the store grows by this share.
+    # A scope's keyword statistics are recounted once the store has changed by this
+    # share of the scope's size (other scopes' writes only make that sooner).
     keyword_df_refresh_share: float = Field(0.1, gt=0.0)
-    # Keyword ranking (hybrid and mode="keyword"). "scope": the first keyword_pool FTS5
-    # matches are re-scored by BM25 with the searched scope's own document count,
-    # average length and document frequencies (memfold.index.bm25), so a user's own
-    # frequent words (their name) count as common in their searches, however rare in
-    # the store; recounted when the store has changed by keyword_df_refresh_share of
-    # the scope. "table": FTS5's bm25() over the whole table. bm25_k1 saturates
-    # repeated terms; bm25_b normalizes by length (0 none, 1 full). Tuned on LoCoMo raw
-    # turns, dev conversations only (docs/benchmarks.md).
+    # Keyword ranking (hybrid and mode="keyword"). "scope": BM25 with the searched
+    # scope's own document count, average length and document frequencies
+    # (memfold.index.bm25), so a user's own frequent words (their name) count as common
+    # in their searches, however rare in the store; recounted when the store has
+    # changed by keyword_df_refresh_share of the scope. A scope with at most
+    # keyword_pool (or k, if larger) matches has every match scored (exact); with
+    # more, the rarest terms' matches are read first, newest first, until the top k is
+    # settled or keyword_pool memories were scored. "table": FTS5's bm25() over the
+    # whole table (its term weights count other scopes). bm25_k1 saturates repeated
+    # terms; bm25_b normalizes by length (0 none, 1 full). Tuned on LoCoMo raw turns,
+    # dev conversations only (docs/benchmarks.md).
     keyword_scoring: Literal["scope", "table"] = "scope"
     bm25_k1: float = Field(1.2, ge=0.0)
     bm25_b: float = Field(0.3, ge=0.0, le=1.0)

@@ -20,21 +20,33 @@ from memfold.memory import Memory
 from memfold.model import Status
 
 
+def _where(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> dict[str, Any]:
+    """The test's store: a SQLite file, or a PostgreSQL schema."""
+    if backend == "postgres":
+        return {"url": request.getfixturevalue("pg_url")}
+    return {"path": tmp_path / "lg.db"}
+
+
 @pytest.fixture
-def memfold_store(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[MemfoldStore]:
+def memfold_store(
+    request: pytest.FixtureRequest, backend: str, tmp_path: Path, embedder: LocalEmbedder
+) -> Iterator[MemfoldStore]:
     # consolidation on: puts must still keep every key addressable
-    with Memory(tmp_path / "lg.db", embedder=embedder, consolidate="sync") as mem:
+    where = _where(request, backend, tmp_path)
+    with Memory(**where, embedder=embedder, consolidate="sync") as mem:
         yield MemfoldStore(mem)
 
 
-@pytest.fixture(params=["memfold", "reference"])
+@pytest.fixture(params=["memfold", "memfold-postgres", "reference"])
 def store(
     request: pytest.FixtureRequest, tmp_path: Path, embedder: LocalEmbedder
 ) -> Iterator[BaseStore]:
     if request.param == "reference":
         yield InMemoryStore()
         return
-    with Memory(tmp_path / "lg.db", embedder=embedder, consolidate="sync") as mem:
+    backend = "postgres" if request.param == "memfold-postgres" else "sqlite"
+    where = _where(request, backend, tmp_path)
+    with Memory(**where, embedder=embedder, consolidate="sync") as mem:
         yield MemfoldStore(mem)
 
 

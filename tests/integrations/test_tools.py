@@ -18,8 +18,17 @@ from memfold.testing.fake_replies import Reply
 
 
 @pytest.fixture
-def mem(tmp_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:
-    with Memory(tmp_path / "tools.db", embedder=embedder, consolidate="sync") as m:
+def mem(
+    request: pytest.FixtureRequest, backend: str, tmp_path: Path, embedder: LocalEmbedder
+) -> Iterator[Memory]:
+    """A SQLite file or a PostgreSQL schema (``backend``)."""
+    if backend == "postgres":
+        opened = Memory(
+            url=request.getfixturevalue("pg_url"), embedder=embedder, consolidate="sync"
+        )
+    else:
+        opened = Memory(tmp_path / "tools.db", embedder=embedder, consolidate="sync")
+    with opened as m:
         yield m
 
 

@@ -3,10 +3,12 @@
 FTS5's built-in ``bm25()`` counts document frequencies and the average length over
 every row of the table. In a store shared by many users a user's own frequent words
 (their name, their pet's name) are rare store-wide, so they weigh like rare words in
-that user's searches. Here the keyword candidates FTS5 matched are re-scored with the
-scope's own document count, average length and per-term document frequencies
-(``ScopeStatsCache`` keeps them per scope until the store has changed by a share of the
-scope's size).
+that user's searches, and one user's ranking moves when another user writes. Here the
+scope's FTS5 matches are scored with the scope's own document count, average length and
+per-term document frequencies (``ScopeStatsCache`` keeps them per scope until the store
+has changed by a share of the scope's size): all of them when they are few
+(``bm25_rank``), else the rarest terms' first until the top k is certain
+(``best_matches``).
 
 Terms are Porter stems of lowercase word tokens, the same stems the ``porter
 unicode61`` FTS5 tokenizer indexes; lengths are counted in characters (only the ratio
@@ -15,6 +17,7 @@ of a memory's length to the scope's average enters BM25).
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import threading
@@ -32,7 +35,7 @@ _STEM_CACHE_MAX = 200_000
 @dataclass(frozen=True)
 class Bm25Params:
     """``k1``: term-frequency saturation; ``b``: length normalization (0 none, 1 full);
-    ``pool``: how many FTS5 matches (best table-wide rank first) are re-scored."""
+    ``pool``: at most this many of the scope's matches are scored (all when fewer)."""
 
     k1: float
     b: float
@@ -81,6 +84,39 @@ def scope_df(texts: Iterable[str], stemmer: Stemmer) -> dict[str, int]:
     return dict(counts)
 
 
+class _Scorer:
+    """BM25 of texts for fixed query stems and scope statistics."""
+
+    def __init__(
+        self,
+        query: Sequence[str],
+        *,
+        stemmer: Stemmer,
+        docs: int,
+        avg_chars: float,
+        df: dict[str, int],
+        params: Bm25Params,
+    ) -> None:
+        # (df may exceed docs for a moment: counted at different times)
+        self.weights = {t: idf(max(docs, df.get(t, 0)), df.get(t, 0)) for t in query}
+        self._stemmer = stemmer
+        self._k1, self._b = params.k1, params.b
+        self._avg = max(avg_chars, 1.0)
+
+    def bound(self, stem: str) -> float:
+        """The most one occurrence-saturated term can add: idf * (k1 + 1)."""
+        return self.weights[stem] * (self._k1 + 1.0)
+
+    def score(self, text: str) -> float:
+        """0.0 for a text without a query stem."""
+        weights, k1 = self.weights, self._k1
+        counts = Counter(t for t in self._stemmer.terms(text) if t in weights)
+        if not counts:
+            return 0.0
+        norm = k1 * (1.0 - self._b + self._b * len(text) / self._avg)
+        return sum(weights[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in counts.items())
+
+
 def bm25_rank(
     query: Sequence[str],
     texts: Iterable[tuple[str, str]],
@@ -93,20 +129,52 @@ def bm25_rank(
 ) -> list[tuple[str, float]]:
     """(id, BM25 score) of each text with a query stem, best first (ties: the input
     order). ``query``: distinct stems; ``df``: their document counts in the scope."""
-    weights = {t: idf(max(docs, df.get(t, 0)), df.get(t, 0)) for t in query}
-    # (df may exceed docs for a moment: counted at different times)
-    k1, b = params.k1, params.b
-    avg = max(avg_chars, 1.0)
+    scorer = _Scorer(query, stemmer=stemmer, docs=docs, avg_chars=avg_chars, df=df, params=params)
+    scored = [(mid, scorer.score(text)) for mid, text in texts]
+    hits = [(mid, score) for mid, score in scored if score > 0.0]
+    hits.sort(key=lambda kv: -kv[1])
+    return hits
+
+
+def best_matches(
+    query: Sequence[str],
+    fetch: Callable[[str, Sequence[str], int], Iterable[tuple[str, str]]],
+    *,
+    k: int,
+    max_scored: int,
+    stemmer: Stemmer,
+    docs: int,
+    avg_chars: float,
+    df: dict[str, int],
+    params: Bm25Params,
+) -> list[tuple[str, float]]:
+    """The ``k`` best (id, BM25 score) among the memories holding a query stem, best
+    first (ties: the order fetched), reading as few of them as the scores allow
+    (MaxScore): stems are taken rarest first; ``fetch(stem, earlier, limit)`` yields
+    (id, text) of up to ``limit`` memories holding ``stem`` and none of ``earlier``.
+    Once the k-th best score beats the most the stems not yet read could add together,
+    no unread memory can enter the top ``k``: the answer is exact. At most
+    ``max_scored`` memories are scored (then the best of those read is returned).
+    Everything here depends on the scope's statistics alone, never on other scopes."""
+    scorer = _Scorer(query, stemmer=stemmer, docs=docs, avg_chars=avg_chars, df=df, params=params)
+    order = sorted(query, key=lambda t: (-scorer.weights[t], t))
+    rest = [0.0] * (len(order) + 1)  # rest[i]: the most stems order[i:] can add
+    for i in range(len(order) - 1, -1, -1):
+        rest[i] = rest[i + 1] + scorer.bound(order[i])
     scored: list[tuple[str, float]] = []
-    for memory_id, text in texts:
-        counts = Counter(t for t in stemmer.terms(text) if t in weights)
-        if not counts:
-            continue
-        norm = k1 * (1.0 - b + b * len(text) / avg)
-        score = sum(weights[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in counts.items())
-        scored.append((memory_id, score))
+    read = 0
+    for i, stem in enumerate(order):
+        if read >= max_scored:
+            break
+        for memory_id, text in fetch(stem, order[:i], max_scored - read):
+            read += 1
+            score = scorer.score(text)
+            if score > 0.0:
+                scored.append((memory_id, score))
+        if len(scored) >= k and heapq.nlargest(k, (s for _, s in scored))[-1] > rest[i + 1]:
+            break
     scored.sort(key=lambda kv: -kv[1])
-    return scored
+    return scored[:k]
 
 
 @dataclass

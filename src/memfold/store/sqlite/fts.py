@@ -1,12 +1,10 @@
-"""FTS5 query building: safe quoting and pruning of terms that match almost everything."""
+"""FTS5 query building: a scope's token, safe quoting, and pruning of terms that match
+almost every memory of the scope."""
 
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Callable, Sequence
-
-import snowballstemmer
+from collections.abc import Sequence
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOPWORDS = frozenset(
@@ -63,51 +61,42 @@ def query_words(text: str) -> list[str]:
     return list(seen)
 
 
-def match_expression(words: Sequence[str]) -> str:
-    """An FTS5 OR-query; each word quoted so no query syntax leaks through."""
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+def scope_token(scope_key: str) -> str:
+    """The token the ``fts_scope`` column holds for a scope (schema migration 7 computes
+    it in SQL as 'k' || hex(scope_key) || '0'; FTS5 folds case, so hex case is moot)."""
+    return "k" + scope_key.encode("utf-8").hex() + "0"
 
 
-class DocFrequencies:
-    """Per-term document counts from the fts5vocab table, cached while the store is stable.
+def _quoted(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
 
-    The memories_fts table uses the porter tokenizer, so vocabulary terms are
-    stems; query words are stemmed with the same (Porter) algorithm to look them
-    up. A word whose stem is not found counts as rare and stays in the query.
-    """
 
-    def __init__(self, refresh_share: float, min_docs: int) -> None:
-        self._stemmer = snowballstemmer.stemmer("porter")
-        self._refresh_share = refresh_share
-        self._min_docs = min_docs
-        self._cache: dict[str, int] = {}
-        self._total_at_fill = 0
-        self._lock = threading.Lock()
+def scoped_match(scope_key: str, words: Sequence[str], exclude: Sequence[str] = ()) -> str:
+    """An FTS5 query for the memories of one scope holding any of ``words`` (and none of
+    ``exclude``); each word quoted so no query syntax leaks through. The scope's token
+    comes first, so FTS5 intersects with the scope's rows instead of the file's. The
+    words carry no column filter (checking one reads every position list: about a
+    fifth slower); the only other column holds the scope's own token."""
+    terms = " OR ".join(_quoted(w) for w in words)
+    expr = f"fts_scope : {_quoted(scope_token(scope_key))} AND ({terms})"
+    if exclude:
+        expr = f"({expr}) NOT ({' OR '.join(_quoted(w) for w in exclude)})"
+    return expr
 
-    def prune(
-        self,
-        words: Sequence[str],
-        *,
-        total_docs: int,
-        max_share: float,
-        lookup: Callable[[Sequence[str]], dict[str, int]],
-    ) -> list[str]:
-        """The words worth searching for: those in at most ``max_share`` of all docs."""
-        if not words or total_docs < max(self._min_docs, 1):
-            return list(words)
-        stems = dict(zip(words, self._stemmer.stemWords(list(words)), strict=True))
-        with self._lock:
-            grown = abs(total_docs - self._total_at_fill) > self._refresh_share * max(
-                self._total_at_fill, 1
-            )
-            if grown:
-                self._cache.clear()
-                self._total_at_fill = total_docs
-            missing = [s for s in set(stems.values()) if s not in self._cache]
-            if missing:
-                found = lookup(missing)
-                for stem in missing:
-                    self._cache[stem] = found.get(stem, 0)
-            counts = {w: self._cache[stems[w]] for w in words}
-        limit = max_share * total_docs
-        return [w for w in words if counts[w] <= limit]
+
+def prune_common(
+    words: Sequence[str],
+    doc_counts: Sequence[int],
+    *,
+    total_docs: int,
+    max_share: float,
+    min_docs: int,
+) -> list[str]:
+    """The words worth searching for: in a scope of at least ``min_docs`` memories,
+    those in at most ``max_share`` of them (``doc_counts``: each word's memories in the
+    scope). A word in almost every memory makes the search touch every row for almost
+    no information."""
+    if total_docs < max(min_docs, 1):
+        return list(words)
+    limit = max_share * total_docs
+    return [w for w, n in zip(words, doc_counts, strict=True) if n <= limit]

@@ -1,45 +1,114 @@
-"""SQLite side of per-scope BM25 (``memfold.index.bm25``): FTS5 matches re-scored with
-the document count, average length and document frequencies of the scope searched."""
+"""SQLite side of per-scope keyword search (``memfold.index.bm25``): the scope's
+statistics (memory count, average length, documents per term) and BM25 over the FTS5
+matches of the scope alone.
+
+Every query names the scope's token (``fts_scope`` column, schema migration 7), so
+FTS5 walks the scope's rows, and the planner is held to FTS5 first (``CROSS JOIN``):
+left free, it walks the scope's memories and asks FTS5 about each row.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from memfold.index.bm25 import Bm25Params, ScopeStatsCache, Stemmer, bm25_rank, scope_df
+from memfold.index.bm25 import (
+    Bm25Params,
+    ScopeStats,
+    ScopeStatsCache,
+    Stemmer,
+    best_matches,
+    bm25_rank,
+    scope_df,
+)
+from memfold.model import Area, Scope, Status
+from memfold.policy.filters import Filter
+from memfold.store.sqlite.fts import prune_common, query_words, scoped_match
+
+
+def match_sql(columns: str) -> str:
+    """A scope's FTS5 matches (parameters: the match, the scope key); the caller adds
+    its filters (" AND ...", on memories m), its order and LIMIT."""
+    return (
+        f"SELECT {columns} FROM memories_fts f CROSS JOIN memories m ON m.rowid = f.rowid "
+        "WHERE f.memories_fts MATCH ? AND m.scope_key = ?"
+    )
 
 
 class ScopedBm25Mixin:
     _q: Callable[..., list[tuple[Any, ...]]]
     _scope_stats: ScopeStatsCache
     _stemmer: Stemmer
+    _max_df_share: float
+    _prune_min_docs: int
 
     max_seq: Callable[[], int]
-    _vocab_counts: Callable[[Sequence[str]], dict[str, int]]
+    _filters: Callable[..., tuple[str, list[Any]]]
 
-    def _scoped_bm25(
+    def keyword_search(
         self,
-        scope_key: str,
-        words: Sequence[str],
-        match_sql: str,
-        params: Sequence[Any],
+        scope: Scope,
+        query: str,
         k: int,
-        bm25: Bm25Params,
+        *,
+        statuses: Sequence[Status],
+        areas: Sequence[Area] | None = None,
+        where: Filter | None = None,
+        bm25: Bm25Params | None = None,
     ) -> list[tuple[str, float]]:
-        """The best ``k`` of the first ``bm25.pool`` FTS5 matches (``match_sql`` selects
-        id and text, ``params`` end before its LIMIT) by BM25 with the scope's
-        statistics, as (id, negated score): lower is better, as FTS5 ranks."""
-        rows = self._q(match_sql, [*params, max(k, bm25.pool)])
-        if not rows:
+        """(id, rank: lower is better) of the best ``k`` keyword matches in the scope.
+        ``bm25``: rank by BM25 with the scope's own statistics (``memfold.index.bm25``),
+        else by FTS5's ``bm25()``. Either way FTS5 matches within the scope's rows only,
+        and words common in the scope are left out by the scope's own counts: what is
+        found, and its cost, do not depend on other scopes (FTS5's ``bm25()`` alone
+        still weighs terms over the whole table)."""
+        key = scope.key()
+        words: dict[str, str] = {}  # stem -> the first query word with it
+        for word in query_words(query):
+            words.setdefault(self._stemmer.stem(word), word)
+        if not words:
             return []
-        by_stem = {self._stemmer.stem(w): w for w in words}
-        stats = self._scope_stats.get(
+        # term counts only where something reads them: BM25, or pruning a large scope
+        stats = self._keyword_stats(key, words if bm25 is not None else {})
+        if bm25 is None and stats.docs >= max(self._prune_min_docs, 1):
+            stats = self._keyword_stats(key, words)
+        kept = prune_common(
+            list(words),
+            [stats.df.get(stem, 0) for stem in words],
+            total_docs=stats.docs,
+            max_share=self._max_df_share,
+            min_docs=self._prune_min_docs,
+        )
+        words = {stem: words[stem] for stem in kept}
+        if not words:
+            return []
+        where_sql, params = self._filters(None, statuses, areas, where)
+        filters = (where_sql.replace(" WHERE ", " AND ", 1), params)
+        if bm25 is not None:
+            return self._scoped_bm25(key, words, stats, filters, k, bm25)
+        sql = f"{match_sql('m.id, f.rank')}{filters[0]} ORDER BY f.rank LIMIT ?"
+        rows = self._q(sql, [scoped_match(key, list(words.values())), key, *params, k])
+        return [(str(r[0]), float(r[1])) for r in rows]
+
+    def _vocab_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for term in terms:  # one indexed lookup each; IN (...) scans the vocabulary
+            for found, docs in self._q(
+                "SELECT term, doc FROM memories_vocab WHERE term = ?", (term,)
+            ):
+                counts[str(found)] = int(docs)
+        return counts
+
+    def _keyword_stats(self, scope_key: str, words: dict[str, str]) -> ScopeStats:
+        """The scope's statistics, with the document count of each stem of ``words``
+        (stem -> a query word with it)."""
+        return self._scope_stats.get(
             scope_key,
-            list(by_stem),
+            list(words),
             seq=self.max_seq(),
             count_scope=lambda: self._count_scope(scope_key),
             count_terms=lambda stems, whole: self._scope_doc_counts(
-                scope_key, {s: by_stem[s] for s in stems}, whole
+                scope_key, {s: words[s] for s in stems}, whole
             ),
             scan_scope=lambda: scope_df(
                 (
@@ -49,25 +118,64 @@ class ScopedBm25Mixin:
                 self._stemmer,
             ),
         )
-        ranked = bm25_rank(
-            list(by_stem),
-            ((str(r[0]), str(r[1])) for r in rows),
-            stemmer=self._stemmer,
-            docs=stats.docs,
-            avg_chars=stats.avg_chars,
-            df=stats.df,
-            params=bm25,
+
+    def _scoped_bm25(
+        self,
+        scope_key: str,
+        words: dict[str, str],
+        stats: ScopeStats,
+        filters: tuple[str, Sequence[Any]],
+        k: int,
+        bm25: Bm25Params,
+    ) -> list[tuple[str, float]]:
+        """The best ``k`` memories of the scope by BM25 with its statistics, as (id,
+        negated score): lower is better, as FTS5 ranks. ``words``: stem -> query word;
+        ``filters``: SQL (" AND ...", on memories m) and its parameters. At most
+        ``bm25.pool`` memories are read and scored, the rarest terms' first."""
+        extra_sql, extra = filters
+        cap = max(k, bm25.pool)
+        stems = list(words)
+        stemmer, docs, avg, df = self._stemmer, stats.docs, stats.avg_chars, stats.df
+        # One pass when the scope holds at most `cap` matches (any small scope): every
+        # match is scored. FTS5 walks rowids upwards fastest (no order asked).
+        rows = self._q(
+            f"{match_sql('m.id, m.text')}{extra_sql} LIMIT ?",
+            [scoped_match(scope_key, list(words.values())), scope_key, *extra, cap + 1],
         )
-        return [(mid, -score) for mid, score in ranked[:k]]
+        if len(rows) <= cap:
+            texts = ((str(r[0]), str(r[1])) for r in rows)
+            ranked = bm25_rank(
+                stems, texts, stemmer=stemmer, docs=docs, avg_chars=avg, df=df, params=bm25
+            )
+            return [(mid, -score) for mid, score in ranked[:k]]
+        # More: rarest terms first, newest memories first within a term, until the
+        # scores settle the top k or `cap` memories were scored.
+        sql = f"{match_sql('m.id, m.text')}{extra_sql} ORDER BY f.rowid DESC LIMIT ?"
+
+        def fetch(stem: str, earlier: Sequence[str], limit: int) -> list[tuple[str, str]]:
+            match = scoped_match(scope_key, [words[stem]], [words[e] for e in earlier])
+            found = self._q(sql, [match, scope_key, *extra, limit])
+            return [(str(r[0]), str(r[1])) for r in found]
+
+        ranked = best_matches(
+            stems, fetch, k=k, max_scored=cap,
+            stemmer=stemmer, docs=docs, avg_chars=avg, df=df, params=bm25,
+        )  # fmt: skip
+        return [(mid, -score) for mid, score in ranked]
 
     def _count_scope(self, scope_key: str) -> tuple[int, float, bool]:
-        """(documents, average characters, holds every memory?) of one scope."""
+        """(documents, average characters, holds every memory?) of one scope; the last
+        from two index probes, not a count of the file."""
         docs, chars = self._q(
             "SELECT count(*), coalesce(avg(length(text)), 0) FROM memories WHERE scope_key = ?",
             (scope_key,),
         )[0]
-        everything = int(self._q("SELECT count(*) FROM memories")[0][0])
-        return int(docs), float(chars), int(docs) == everything
+        other = self._q(
+            "SELECT EXISTS (SELECT 1 FROM memories WHERE scope_key < ?) "
+            "OR EXISTS (SELECT 1 FROM memories WHERE scope_key > ?)",
+            (scope_key, scope_key),
+        )[0][0]
+        return int(docs), float(chars), not other
 
     def _scope_doc_counts(
         self, scope_key: str, words: dict[str, str], whole: bool
@@ -76,13 +184,8 @@ class ScopedBm25Mixin:
         When the scope holds every memory, the FTS5 vocabulary counts are exact."""
         if whole:
             return self._vocab_counts(list(words))
-        counts: dict[str, int] = {}
-        for stem, word in words.items():
-            counts[stem] = int(
-                self._q(
-                    "SELECT count(*) FROM memories_fts f JOIN memories m ON m.rowid = f.rowid "
-                    "WHERE f.memories_fts MATCH ? AND m.scope_key = ?",
-                    ('"' + word.replace('"', '""') + '"', scope_key),
-                )[0][0]
-            )
-        return counts
+        sql = match_sql("count(*)")
+        return {
+            stem: int(self._q(sql, (scoped_match(scope_key, [word]), scope_key))[0][0])
+            for stem, word in words.items()
+        }

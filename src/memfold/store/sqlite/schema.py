@@ -206,6 +206,46 @@ MIGRATIONS: list[tuple[int, str]] = [
               AND NOT EXISTS (SELECT 1 FROM consolidation_log);
         """,
     ),
+    (
+        7,
+        # Keyword search restricted to the tenant: the FTS5 index gets a second column
+        # holding one token per scope ('k' + hex of the scope key + '0': letters and
+        # digits, so unicode61 keeps it whole, and ending in a digit, so the porter
+        # stemmer leaves it as is), read from a virtual generated column of memories.
+        # A search matches `fts_scope : token AND text : (...)`, so FTS5 walks the
+        # scope's rows, not the file's. The index is rebuilt from memories (an older
+        # file's rows get their tokens); rank's bm25() gives the scope column no weight.
+        """
+        DROP TRIGGER memories_ai;
+        DROP TRIGGER memories_ad;
+        DROP TRIGGER memories_au;
+        DROP TABLE memories_vocab;
+        DROP TABLE memories_fts;
+        ALTER TABLE memories ADD COLUMN fts_scope TEXT
+            GENERATED ALWAYS AS ('k' || hex(scope_key) || '0') VIRTUAL;
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            text, fts_scope, content='memories', content_rowid='rowid',
+            tokenize='porter unicode61'
+        );
+        INSERT INTO memories_fts(memories_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
+        INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
+        CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row');
+        CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, text, fts_scope)
+                VALUES (new.rowid, new.text, new.fts_scope);
+        END;
+        CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text, fts_scope)
+                VALUES ('delete', old.rowid, old.text, old.fts_scope);
+        END;
+        CREATE TRIGGER memories_au AFTER UPDATE OF text, scope_key ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text, fts_scope)
+                VALUES ('delete', old.rowid, old.text, old.fts_scope);
+            INSERT INTO memories_fts(rowid, text, fts_scope)
+                VALUES (new.rowid, new.text, new.fts_scope);
+        END;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

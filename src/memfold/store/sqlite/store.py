@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memfold.errors import ConflictError, NotFound
-from memfold.index.bm25 import Bm25Params, ScopeStatsCache, Stemmer
+from memfold.index.bm25 import ScopeStatsCache, Stemmer
 from memfold.model import (
     Area,
     JSONDict,
@@ -37,7 +37,6 @@ from memfold.store.codec import (
 from memfold.store.sqlite.connection import Connections
 from memfold.store.sqlite.erase import EraseTablesMixin
 from memfold.store.sqlite.filter_sql import filter_sql
-from memfold.store.sqlite.fts import DocFrequencies, match_expression, query_words
 from memfold.store.sqlite.jobs import JobsTableMixin
 from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.review import ReviewTablesMixin
@@ -79,7 +78,7 @@ class SQLiteStore(
             read_only=read_only,
         )
         self._max_df_share = keyword_max_df_share
-        self._doc_freq = DocFrequencies(keyword_df_refresh_share, keyword_prune_min_docs)
+        self._prune_min_docs = keyword_prune_min_docs
         self._scope_stats = ScopeStatsCache(keyword_df_refresh_share, keyword_scan_max_docs)
         self._stemmer = Stemmer()
 
@@ -322,53 +321,6 @@ class SQLiteStore(
             "FROM memories GROUP BY embedding_model, embedding_dim"
         )
         return {str(k): int(v) for k, v in rows}
-
-    # keyword search ------------------------------------------------------------
-    def keyword_search(
-        self,
-        scope: Scope,
-        query: str,
-        k: int,
-        *,
-        statuses: Sequence[Status],
-        areas: Sequence[Area] | None = None,
-        where: Filter | None = None,
-        bm25: Bm25Params | None = None,
-    ) -> list[tuple[str, float]]:
-        """(id, rank: lower is better) of the best ``k`` keyword matches. ``bm25``:
-        rank by BM25 with the scope's own statistics (``memfold.index.bm25``) instead
-        of FTS5's table-wide ``bm25()``."""
-        words = self._doc_freq.prune(
-            query_words(query),
-            total_docs=self._fts_rows(),
-            max_share=self._max_df_share,
-            lookup=self._vocab_counts,
-        )
-        if not words:
-            return []
-        match = match_expression(words)
-        where_sql, params = self._filters(scope, statuses, areas, where)
-        sql = (
-            f"SELECT m.id, {'m.text' if bm25 else 'f.rank'} FROM memories_fts f "
-            "JOIN memories m ON m.rowid = f.rowid"
-            f"{where_sql.replace(' WHERE ', ' WHERE f.memories_fts MATCH ? AND ', 1)} "
-            "ORDER BY f.rank LIMIT ?"
-        )
-        if bm25 is not None:
-            return self._scoped_bm25(scope.key(), words, sql, [match, *params], k, bm25)
-        return [(r[0], float(r[1])) for r in self._q(sql, [match, *params, k])]
-
-    def _fts_rows(self) -> int:
-        return int(self._q("SELECT coalesce(max(rowid), 0) FROM memories")[0][0])
-
-    def _vocab_counts(self, terms: Sequence[str]) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for term in terms:  # one indexed lookup each; IN (...) scans the vocabulary
-            for found, docs in self._q(
-                "SELECT term, doc FROM memories_vocab WHERE term = ?", (term,)
-            ):
-                counts[str(found)] = int(docs)
-        return counts
 
     # links ------------------------------------------------------------------
     def add_links(self, links: Sequence[Link]) -> None:
