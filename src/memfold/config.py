@@ -139,6 +139,12 @@ class SearchSettings(Section):
     # counted), and how far search may page (offset).
     filter_max_terms: int = Field(1000, ge=1)
     max_offset: int = Field(10_000, ge=0)
+    # Memory the in-process vector index may hold, in MiB. It loads a scope when first
+    # searched; past this budget the least recently searched scopes are dropped (read
+    # again from the store when next asked, 10-25 ms per 1,000 memories). A scope larger
+    # than the budget is still held while it is the one in use. 1,024 MiB holds about
+    # 600k memories of 384 dimensions (1.7 KB each with its id).
+    index_budget_mb: int = Field(1024, ge=1)
 
 
 class ConsolidationSettings(Section):

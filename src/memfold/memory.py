@@ -111,7 +111,12 @@ class Memory(ReadMethods):
         embedder = embedder or LazyEmbedder(self.settings.embed, make_embedder)
         self.ctx = Context(
             store=self.store,
-            index=VectorIndex(embedder.model_id, embedder.dim),
+            index=VectorIndex(
+                embedder.model_id,
+                embedder.dim,
+                source=self.store,
+                budget_bytes=self.settings.search.index_budget_mb * 2**20,
+            ),
             embedder=embedder,
             settings=self.settings,
         )

@@ -39,6 +39,12 @@ def _start_workers(db: Path) -> list[subprocess.Popen[str]]:
     ]
 
 
+def _worker_pids(mem: Memory) -> set[str]:
+    """Process ids of the owners (host:pid:token:thread) of claimed or finished jobs."""
+    jobs = [*mem.store.list_jobs("done"), *mem.store.list_jobs("running")]
+    return {j.owner.split(":")[1] for j in jobs if j.owner}
+
+
 def _wait_for_drain(mem: Memory, timeout_s: float = 240.0) -> None:
     deadline = time.monotonic() + timeout_s
     while mem.store.count_jobs("pending") + mem.store.count_jobs("running"):
@@ -55,32 +61,34 @@ def test_three_worker_processes_decide_each_save_once(
         ids = [mem.add(FACTS[0], user_id="sam").memory.id]
         procs = _start_workers(db_path)
         try:
-            # Saves arrive while the workers poll: each claims what it finds.
-            for round_ in range(12):
+            # Saves arrive while the workers poll, each claiming what it finds; more
+            # arrive until at least two workers have taken some (a slow start under
+            # load must not leave one worker alone with all of them).
+            rounds = 0
+            while rounds < 12 or (len(_worker_pids(mem)) < 2 and rounds < 200):
                 for fact in FACTS:
-                    text = fact if round_ % 2 == 0 else f"{fact}."
+                    text = fact if rounds % 2 == 0 else f"{fact}."
                     ids.append(mem.add(text, user_id="sam").memory.id)
+                rounds += 1
                 time.sleep(0.05)
             _wait_for_drain(mem)
+            workers = _worker_pids(mem)
+            done = mem.store.list_jobs("done")
         finally:
             for proc in procs:
                 proc.send_signal(signal.SIGINT)
             outputs = [p.communicate(timeout=60) for p in procs]
     errors = [err for _, err in outputs if "Traceback" in err and "KeyboardInterrupt" not in err]
     assert not errors, errors
-    handled = [
-        sum(int(line.split()[1]) for line in out.splitlines() if line.startswith("consolidated"))
-        for out, _ in outputs
-    ]
+    # Every save's job was finished once, by one of the worker processes, and more than
+    # one of them did some.
+    assert sorted(j.memory_id for j in done) == sorted(ids)
+    assert workers <= {str(p.pid) for p in procs} and len(workers) >= 2, workers
     with Memory(db_path, embedder=embedder, consolidate="off") as mem:
-        per_save = Counter(e.input_ids[0] for e in mem.log(10_000) if e.path == "on_save")
+        per_save = Counter(e.input_ids[0] for e in mem.log(100_000) if e.path == "on_save")
         # No save has more than one log row: none was decided twice...
         assert max(per_save.values()) == 1
         assert set(per_save) <= set(ids)
-        # ...the workers' counts add up to the jobs queued, none counted twice, and more
-        # than one worker did some of them...
-        assert sum(handled) == len(ids)
-        assert sum(1 for h in handled if h) >= 2, handled
         # ...and folding really happened: one active memory per fact, nothing lost.
         active = mem.list(user_id="sam", limit=1000)
         assert sorted(m.text.rstrip(".") for m in active) == sorted(FACTS)

@@ -42,9 +42,7 @@ class Outcome:
         it rewrote or retired a memory. ADD and KEEP_SEPARATE leave every candidate as
         it was (a contradiction link is not a candidate's content)."""
         return (
-            self.log_id is not None
-            and self.decision is not None
-            and self.decision.action.mutating
+            self.log_id is not None and self.decision is not None and self.decision.action.mutating
         )
 
 

@@ -1,30 +1,54 @@
-"""Exact in-process vector index, kept in step with the store's change feed.
+"""Exact in-process vector index over the scopes asked about, kept in step with the
+store's change feed.
 
-Each scope gets its own contiguous float32 matrix, so a search is one
-matrix-vector product over that scope's rows (the numpy floor) plus a mask.
-Before answering, the index asks the store for its highest change number and
-applies any rows written since, by this process or another one.
+Each scope's rows sit in their own float32 chunks (``scope_block``), so a search is
+one matrix-vector product over that scope's rows (the numpy floor) plus a mask.
+
+Loading. A scope is read from the store (``Store.index_rows``: its count, then its
+rows, into one matrix of that size) the first time it is searched, scanned or read;
+the other scopes of the store are never read. The read runs outside the index lock
+(searches of loaded scopes go on meanwhile). Before answering, the index asks the
+store for its highest change number and applies the rows written since, by this
+process or another one, to the loaded scopes only: a row of a scope not loaded is
+skipped, since that scope is read fresh when asked. After a scope is read, the
+changes since the read began are applied again (they are whole rows, so applying one
+twice changes nothing): a write that landed during the read, or a row moved between
+scopes, ends up where the store has it.
+
+Memory. Loaded scopes are kept in least-recently-used order; after a load or a
+sync, the least recently used are dropped until the rest fit ``budget_bytes`` (the
+scope in use always stays, even alone over budget). A dropped scope is read again
+when next asked.
+
+Growth. A matrix that fills up is never copied: a new chunk is appended (as large
+as the scope so far, 64 to 65,536 rows), so a write never stalls readers behind a
+copy of the rows already there (a full copy used to take 0.55 s at 100k rows, 1.5 s
+at 300k, under the lock, in every reader at its first foreign write). The
+alternatives were worse: building a grown copy outside the lock and swapping it
+still copies everything, doubles memory meanwhile and must replay the writes made
+during the copy; amortized capacity alone still copies, only less often. A search
+over several chunks writes each chunk's scores into one preallocated vector, the
+same arithmetic as one product. Only the per-scope id list grows by reallocation
+(pointers, 8 bytes a row).
 """
 
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections import OrderedDict, defaultdict
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Protocol
 
 import numpy as np
 
 from memfold.errors import EmbeddingMismatch
+from memfold.index.merge import ChunkMerger
+from memfold.index.scope_block import ScopeBlock
 from memfold.model import Area, Status, Vector
 from memfold.store.base import IndexRow
 
-_STATUS_CODES = {s: i for i, s in enumerate(Status)}
-_AREA_CODES = {a: i for i, a in enumerate(Area)}
-_DEAD = len(_STATUS_CODES)  # a row whose memory moved away or was deleted
-_GROWTH = 1.25
-_SYNC_CHUNK = 4096  # rows applied at a time, so a first load never holds two copies
+_SYNC_CHUNK = 4096  # feed (or loaded) rows applied at a time
 
 
 class ChangeFeed(Protocol):
@@ -33,115 +57,237 @@ class ChangeFeed(Protocol):
     def max_seq(self) -> int: ...
     def changes_since(self, seq: int) -> Iterable[IndexRow]: ...
     def scope_sizes(self) -> dict[str, int]: ...
+    def index_rows(self, scope_key: str) -> tuple[int, Iterator[IndexRow]]: ...
 
 
-@dataclass
-class _ScopeBlock:
-    dim: int
-    ids: list[str] = field(default_factory=list)
-    matrix: np.ndarray = field(init=False)
-    status: np.ndarray = field(init=False)
-    area: np.ndarray = field(init=False)
-    foreign: set[str] = field(default_factory=set)
+class VectorIndex(ChunkMerger):
+    """``source``: the store the index loads scopes from and follows (None: an index
+    fed only by ``apply``, holding every scope it is given). ``budget_bytes``: the
+    memory the loaded scopes may take (None: no limit)."""
 
-    def __post_init__(self) -> None:
-        self.matrix = np.zeros((0, self.dim), dtype=np.float32)
-        self.status = np.zeros(0, dtype=np.int8)
-        self.area = np.zeros(0, dtype=np.int8)
-
-    @property
-    def n(self) -> int:
-        return len(self.ids)
-
-    def reserve(self, extra: int) -> None:
-        need = self.n + extra
-        if need <= self.matrix.shape[0]:
-            return
-        cap = max(need, int(self.matrix.shape[0] * _GROWTH) if self.n else need, 64)
-        matrix = np.zeros((cap, self.dim), dtype=np.float32)
-        matrix[: self.n] = self.matrix[: self.n]
-        status = np.full(cap, _DEAD, dtype=np.int8)
-        status[: self.n] = self.status[: self.n]
-        area = np.zeros(cap, dtype=np.int8)
-        area[: self.n] = self.area[: self.n]
-        self.matrix, self.status, self.area = matrix, status, area
-
-
-class VectorIndex:
-    def __init__(self, model_id: str, dim: int) -> None:
+    def __init__(
+        self,
+        model_id: str,
+        dim: int,
+        *,
+        source: ChangeFeed | None = None,
+        budget_bytes: int | None = None,
+    ) -> None:
         self.model_id = model_id
         self.dim = dim
-        self._blocks: dict[str, _ScopeBlock] = {}
+        self.budget_bytes = budget_bytes
+        self._source = source
+        self._blocks: OrderedDict[str, ScopeBlock] = OrderedDict()  # least recent first
         self._where: dict[str, tuple[str, int]] = {}
         self._seq = 0
         self._lock = threading.RLock()
+        self._load_lock = threading.Lock()  # one scope read at a time
+        self._to_merge: set[str] = set()
+        self._merges = 0  # merge threads running
+        self.loads = 0  # scopes read from the store so far (reloads after eviction count)
 
     # keeping in step -----------------------------------------------------------
-    def sync(self, feed: ChangeFeed) -> int:
-        """Apply every change written since the last sync; returns how many rows."""
+    def sync(self, feed: ChangeFeed | None = None) -> int:
+        """Apply every change written since the last sync to the loaded scopes; returns
+        how many feed rows were read. ``feed``: the store to follow, if none was given."""
         with self._lock:
-            if feed.max_seq() == self._seq:
+            if self._source is None:
+                self._source = feed
+            source = self._source
+            if source is None:
                 return 0
-            if not self._where:
-                # First load: allocate each scope's matrix once, at its final size.
-                for scope_key, size in feed.scope_sizes().items():
-                    self._block(scope_key).reserve(size)
-            applied = 0
-            chunk: list[IndexRow] = []
-            for row in feed.changes_since(self._seq):
+            top = source.max_seq()
+            if top == self._seq:
+                return 0
+            if not self._blocks:
+                self._seq = top  # nothing loaded: nothing to apply
+                return 0
+            applied = self._replay(source, self._seq, top)
+            self._evict()
+            return applied
+
+    def _replay(self, feed: ChangeFeed, since: int, top: int) -> int:
+        """Apply the feed's rows in (since, top]. Rows past ``top`` (written after it was
+        read) wait for the next sync: the memories and tombstones come from two reads,
+        so without the bound a tombstone could move the cursor past a row not yet seen.
+        A tombstone older than a live row of the same id (deleted, then restored) is
+        ignored."""
+        live_seq: dict[str, int] = {}
+        seen = 0
+        chunk: list[IndexRow] = []
+        for row in feed.changes_since(since):
+            seen += 1
+            if row.deleted:
+                if live_seq.get(row.id, -1) > row.seq:
+                    continue
+            else:
+                live_seq[row.id] = row.seq
+            if row.seq <= top:
                 chunk.append(row)
-                if len(chunk) >= _SYNC_CHUNK:
-                    self.apply(chunk)
-                    applied += len(chunk)
-                    chunk = []
-            self.apply(chunk)
-            return applied + len(chunk)
+            if len(chunk) >= _SYNC_CHUNK:
+                self.apply(chunk)
+                chunk = []
+        self.apply(chunk)
+        self._seq = max(self._seq, top)
+        return seen
 
     def apply(self, rows: Sequence[IndexRow]) -> None:
+        """Apply rows of the feed (rows of scopes not loaded are skipped when the index
+        follows a store)."""
         with self._lock:
+            lazy = self._source is not None
             fresh: dict[str, int] = defaultdict(int)
             for row in rows:
                 if not row.deleted and row.id not in self._where:
                     fresh[row.scope_key] += 1
             for scope_key, count in fresh.items():
-                self._block(scope_key).reserve(count)
+                block = self._blocks.get(scope_key)
+                if block is None and not lazy:
+                    block = self._blocks[scope_key] = ScopeBlock(self.dim)
+                if block is not None:
+                    block.reserve(count)
             for row in rows:
                 self._apply_one(row)
                 self._seq = max(self._seq, row.seq)
-
-    def _block(self, scope_key: str) -> _ScopeBlock:
-        block = self._blocks.get(scope_key)
-        if block is None:
-            block = self._blocks[scope_key] = _ScopeBlock(self.dim)
-        return block
+            for scope_key in fresh:
+                self._merge_chunks(scope_key)
 
     def _apply_one(self, row: IndexRow) -> None:
         where = self._where.get(row.id)
         if where is not None and (row.deleted or where[0] != row.scope_key):
             old = self._blocks[where[0]]
-            old.status[where[1]] = _DEAD
+            old.kill(where[1])
             old.foreign.discard(row.id)
             del self._where[row.id]
             where = None
         if row.deleted:
             return
-        block = self._block(row.scope_key)
+        block = self._blocks.get(row.scope_key)
+        if block is None:
+            if self._source is not None:
+                return  # not loaded: read fresh when asked
+            block = self._blocks[row.scope_key] = ScopeBlock(self.dim)
         if where is None:
-            block.reserve(1)
-            pos = block.n
-            block.ids.append(row.id)
+            pos = block.append(row.id)
             self._where[row.id] = (row.scope_key, pos)
         else:
             pos = where[1]
-        vec = row.embedding
-        if vec is None or row.embedding_model != self.model_id or vec.shape[0] != self.dim:
-            block.foreign.add(row.id)
-            block.matrix[pos] = 0.0
-        else:
+        self._fill(block, pos, row)
+
+    def _fill(self, block: ScopeBlock, pos: int, row: IndexRow) -> None:
+        if self._scorable(row):
             block.foreign.discard(row.id)
-            block.matrix[pos] = vec
-        block.status[pos] = _STATUS_CODES[row.status]
-        block.area[pos] = _AREA_CODES[row.area]
+            block.set_row(pos, row.embedding, row.status, row.area)
+        else:
+            block.foreign.add(row.id)
+            block.set_row(pos, None, row.status, row.area)
+
+    # loading and dropping scopes --------------------------------------------------
+    @contextmanager
+    def _scope(self, scope_key: str) -> Iterator[ScopeBlock | None]:
+        """The scope's rows, read from the store if not loaded; the lock is held
+        while the caller uses them."""
+        while True:
+            with self._lock:
+                block = self._blocks.get(scope_key)
+                if block is not None or self._source is None:
+                    if block is not None:
+                        self._blocks.move_to_end(scope_key)
+                    yield block
+                    return
+            read = self._read(scope_key)
+            with self._lock:
+                if read is not None:
+                    self._install(scope_key, *read)
+                block = self._blocks.get(scope_key)
+                if block is not None:  # else dropped again at once: read it again
+                    self._blocks.move_to_end(scope_key)
+                    self._evict()
+                    yield block
+                    return
+
+    def _read(self, scope_key: str) -> tuple[ScopeBlock, int] | None:
+        """Read one scope from the store (outside the index lock); None if another
+        thread loaded it meanwhile. Returns the block and the change number to replay
+        from."""
+        with self._load_lock:
+            with self._lock:
+                source = self._source
+                if source is None or scope_key in self._blocks:
+                    return None
+                if not self._blocks:
+                    self._seq = max(self._seq, source.max_seq())
+                start = self._seq
+            size, rows = source.index_rows(scope_key)
+            block = ScopeBlock(self.dim)
+            if size > 0:
+                block.add_chunk(size)  # one contiguous matrix, sized by the count
+            batch: list[IndexRow] = []
+            for row in rows:
+                batch.append(row)
+                if len(batch) == _SYNC_CHUNK:
+                    self._fill_new(block, batch)
+                    batch = []
+            self._fill_new(block, batch)
+            self.loads += 1
+            return block, start
+
+    def _fill_new(self, block: ScopeBlock, rows: list[IndexRow]) -> None:
+        """Rows read from the store: those that fit the allocated matrix in one vectorized
+        copy, any beyond it (written since the count) one by one."""
+        fit = rows[: block.capacity - block.n]
+        if fit:
+            start = block.n
+            scorable = [self._scorable(row) for row in fit]
+            block.extend(
+                [row.id for row in fit],
+                [row.embedding if ok else None for row, ok in zip(fit, scorable, strict=True)],
+                [row.status for row in fit],
+                [row.area for row in fit],
+            )
+            block.foreign.update(block.ids[start + i] for i, ok in enumerate(scorable) if not ok)
+        for row in rows[len(fit) :]:
+            self._fill(block, block.append(row.id), row)
+
+    def _scorable(self, row: IndexRow) -> bool:
+        vec = row.embedding
+        return vec is not None and row.embedding_model == self.model_id and vec.shape[0] == self.dim
+
+    def _install(self, scope_key: str, block: ScopeBlock, start: int) -> None:
+        """Add a scope read from the store, then replay the changes since its read began."""
+        for pos, memory_id in enumerate(block.ids):
+            if memory_id in self._where:  # placed in another scope: the replay settles it
+                block.kill(pos)
+                block.foreign.discard(memory_id)
+            else:
+                self._where[memory_id] = (scope_key, pos)
+        self._blocks[scope_key] = block
+        assert self._source is not None
+        self._replay(self._source, start, self._source.max_seq())
+        self._merge_chunks(scope_key)
+
+    def _evict(self) -> None:
+        """Drop least recently used scopes until the loaded ones fit the budget; the most
+        recently used one always stays."""
+        if self.budget_bytes is None or len(self._blocks) < 2:
+            return
+        total = sum(b.nbytes for b in self._blocks.values())
+        while total > self.budget_bytes and len(self._blocks) > 1:
+            scope_key, block = self._blocks.popitem(last=False)
+            total -= block.nbytes
+            for memory_id in block.ids:
+                where = self._where.get(memory_id)
+                if where is not None and where[0] == scope_key:
+                    del self._where[memory_id]
+
+    def loaded_scopes(self) -> list[str]:
+        """Scope keys held in memory now, least recently used first."""
+        with self._lock:
+            return list(self._blocks)
+
+    def loaded_bytes(self) -> int:
+        with self._lock:
+            return sum(b.nbytes for b in self._blocks.values())
 
     # reading ----------------------------------------------------------------
     def search(
@@ -158,9 +304,10 @@ class VectorIndex:
     ) -> list[tuple[str, float]]:
         """Top-k (id, cosine) in one scope, best first. ``only``: candidates limited to
         these ids (a metadata filter's matches), before the top-k cut."""
-        with self._lock:
-            block = self._blocks.get(scope_key)
-            if block is None or block.n == 0 or k <= 0:
+        if k <= 0:
+            return []
+        with self._scope(scope_key) as block:
+            if block is None or block.n == 0:
                 return []
             if block.foreign:
                 raise EmbeddingMismatch(
@@ -172,8 +319,8 @@ class VectorIndex:
                     f"query vector has shape {query.shape}, the index holds {self.dim}-d vectors"
                 )
             n = block.n
-            scores = block.matrix[:n] @ query
-            keep = self._mask(block, statuses, areas)
+            scores = block.scores(np.asarray(query, dtype=np.float32))
+            keep = block.mask(statuses, areas)
             for memory_id in exclude:
                 where = self._where.get(memory_id)
                 if where is not None and where[0] == scope_key:
@@ -198,49 +345,45 @@ class VectorIndex:
             top = top[np.argsort(-sub[top], kind="stable")]
             return [(block.ids[int(candidates[i])], float(sub[i])) for i in top]
 
-    def _mask(
-        self, block: _ScopeBlock, statuses: Sequence[Status], areas: Sequence[Area] | None
-    ) -> np.ndarray:
-        n = block.n
-        allowed = np.zeros(_DEAD + 1, dtype=bool)
-        for s in statuses:
-            allowed[_STATUS_CODES[s]] = True
-        keep: np.ndarray = allowed[block.status[:n]]
-        if areas:
-            allowed_area = np.zeros(len(_AREA_CODES), dtype=bool)
-            for a in areas:
-                allowed_area[_AREA_CODES[a]] = True
-            keep &= allowed_area[block.area[:n]]
-        return keep
-
     def vectors(
         self, scope_key: str, *, statuses: Sequence[Status] = (Status.ACTIVE,)
     ) -> tuple[list[str], np.ndarray]:
         """Ids and a copy of the vectors of one scope (for pair scans and clustering)."""
-        with self._lock:
-            block = self._blocks.get(scope_key)
+        with self._scope(scope_key) as block:
             if block is None or block.n == 0:
                 return [], np.zeros((0, self.dim), dtype=np.float32)
-            keep = self._mask(block, statuses, None)
+            keep = block.mask(statuses, None)
             for memory_id in block.foreign:
                 keep[self._where[memory_id][1]] = False
             rows = np.flatnonzero(keep)
-            return [block.ids[int(i)] for i in rows], block.matrix[rows].copy()
+            return [block.ids[int(i)] for i in rows], block.rows(rows)
 
-    def vector_of(self, memory_id: str) -> Vector | None:
+    def vector_of(self, memory_id: str, scope_key: str | None = None) -> Vector | None:
+        """The memory's vector; None if unknown or not this model's. ``scope_key``: its
+        scope, loaded if it is not (without it, only loaded scopes are looked in)."""
+        if scope_key is not None:
+            with self._scope(scope_key):
+                return self._lookup(memory_id)
         with self._lock:
-            where = self._where.get(memory_id)
-            if where is None:
-                return None
-            block = self._blocks[where[0]]
-            if memory_id in block.foreign:
-                return None
-            vec: Vector = block.matrix[where[1]].copy()
-            return vec
+            return self._lookup(memory_id)
+
+    def _lookup(self, memory_id: str) -> Vector | None:
+        where = self._where.get(memory_id)
+        if where is None:
+            return None
+        block = self._blocks[where[0]]
+        if memory_id in block.foreign:
+            return None
+        return block.row(where[1])
 
     def scope_keys(self) -> list[str]:
+        """Every scope holding memories (in the store, when the index follows one)."""
+        source = self._source
+        if source is not None:
+            return list(source.scope_sizes())
         with self._lock:
             return list(self._blocks)
 
     def __len__(self) -> int:
+        """Rows held in the loaded scopes."""
         return len(self._where)

@@ -120,6 +120,12 @@ class Store(Protocol):
         """Memories per scope key (any status): lets an index allocate once."""
         ...
 
+    def index_rows(self, scope_key: str) -> tuple[int, Iterator[IndexRow]]:
+        """How many memories one scope holds (any status) and the index's row of each,
+        streamed: an index loads the scopes it is asked about, not the whole store. The
+        count sizes the index's matrix; rows written meanwhile may make it off by a few."""
+        ...
+
     def embedding_models(self) -> dict[str, int]: ...
 
     # keyword search: (id, bm25 rank score; lower is better); ``bm25``: BM25 with the

@@ -9,6 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from memfold.errors import ConflictError, NotFound
 from memfold.index.bm25 import ScopeStatsCache, Stemmer
 from memfold.model import (
@@ -314,6 +316,22 @@ class SQLiteStore(
             str(k): int(v)
             for k, v in self._q("SELECT scope_key, count(*) FROM memories GROUP BY scope_key")
         }
+
+    def index_rows(self, scope_key: str) -> tuple[int, Iterator[IndexRow]]:
+        # Both use memories_scope_status: a range of the index, not a table scan.
+        count = "SELECT count(*) FROM memories WHERE scope_key = ?"
+        return int(self._q(count, (scope_key,))[0][0]), self._scope_rows(scope_key)
+
+    def _scope_rows(self, scope_key: str) -> Iterator[IndexRow]:
+        cursor = self._db.get().execute(
+            "SELECT seq, id, scope_key, status, area, embedding, embedding_model "
+            "FROM memories WHERE scope_key = ?",
+            (scope_key,),
+        )
+        while rows := cursor.fetchmany(2048):
+            for r in rows:  # read-only views of the blobs: the index copies them
+                vec = None if r[5] is None else np.frombuffer(r[5], dtype=np.float32)
+                yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6])
 
     def embedding_models(self) -> dict[str, int]:
         rows = self._q(
