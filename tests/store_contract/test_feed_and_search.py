@@ -29,7 +29,7 @@ def test_change_feed_reports_inserts_updates_and_deletes_in_order(store: Any) ->
     assert store.max_seq() == gone[-1].seq
 
 
-def test_feed_streams_past_one_batch(store: Any) -> None:
+def test_feed_and_scope_rows_stream_past_one_batch(store: Any) -> None:
     mine = [rec(f"m{i:04d}", f"text {i}", embedding=vec(1.0, float(i), 0.0)) for i in range(2500)]
     store.insert_memories([*mine, rec("other", "elsewhere", Scope("u2"))])
     rows = list(store.changes_since(0))
@@ -37,7 +37,11 @@ def test_feed_streams_past_one_batch(store: Any) -> None:
     assert [r.seq for r in rows] == sorted(r.seq for r in rows)
     assert np.array_equal(rows[2499].embedding, vec(1.0, 2499.0, 0.0))
     store.delete_memory_row("m0005")
-    assert [(r.id, r.deleted) for r in store.changes_since(rows[-1].seq)] == [("m0005", True)]
+    size, stream = store.index_rows(Scope("u1").key())
+    scope_rows = list(stream)
+    assert size == len(scope_rows) == 2499
+    assert {r.id for r in scope_rows} == {r.id for r in mine} - {"m0005"}
+    assert all(r.scope_key == Scope("u1").key() for r in scope_rows)
 
 
 def test_keyword_search_stays_in_its_scope(store: Any) -> None:
