@@ -1,7 +1,7 @@
 """Search latency beside a writing process (issue 14: searches never take the write lock).
 
     .venv/bin/python benchmarks/bench_contention.py [--data PATH] [--out FILE]
-        [--queries 800] [--rate 50]
+        [--queries 800] [--rate 50] [--batch 1]
 
 What is measured (one run, all ratios from it):
 - A 100k store in one scope, built as in bench_store.py: MSC persona sentences varied,
@@ -10,12 +10,12 @@ What is measured (one run, all ratios from it):
   model is not timed) in blocks of 100 queries, in four conditions interleaved block by
   block: idle or "busy" (another PROCESS adds memories to the same scope at ``--rate``
   per second: add() with a precomputed vector, consolidate="off", each add its own
-  write transaction; between busy blocks it waits on a flag file with no transaction
-  open), and each search's accesses either batched (the code as it is) or written by
-  the search itself in its own transaction, as before issue 14 (emulated exactly:
-  buffer off, then ``store.record_access`` of the hits, timed with the search). So all
-  four share one process, store, cache and the machine's load drift.
-  ``--queries`` per condition.
+  write transaction, or add_many of ``--batch`` per transaction; between busy blocks it
+  waits on a flag file with no transaction open), and each search's accesses either
+  batched (the code as it is) or written by the search itself in its own transaction,
+  as before issue 14 (emulated exactly: buffer off, then ``store.record_access`` of
+  the hits, timed with the search). So all four share one process, store, cache and
+  the machine's load drift. ``--queries`` per condition.
 - Reported: p50, p95 and p99 per condition, busy / idle ratios per way, the time the
   search's own write took, the writer's achieved rate, the load average.
 """
@@ -54,9 +54,10 @@ BATCH = 5_000
 SETTLE_S = 0.3  # after the writer starts or pauses, before the next block
 
 
-def writer(folder: Path, rate: float) -> None:
+def writer(folder: Path, rate: float, batch: int) -> None:
     """Runs in a subprocess: adds at ``rate`` per second while ``folder/go`` exists, until
-    stdin closes; then prints how many it added and for how long it was writing."""
+    stdin closes; then prints how many it added and for how long it was writing.
+    ``batch`` > 1: add_many of that many memories per transaction (longer lock holds)."""
     import threading
 
     texts = json.loads((folder / "writer_texts.json").read_text(encoding="utf-8"))
@@ -78,9 +79,13 @@ def writer(folder: Path, rate: float) -> None:
             started = time.perf_counter()
             n = 0
             while (folder / "go").exists() and not done.is_set():
-                i = added % len(texts)
-                mem.add(texts[i], user_id=USER, embedding=vectors[i].tolist())
-                added, n = added + 1, n + 1
+                picked = [(added + j) % len(texts) for j in range(batch)]
+                if batch == 1:
+                    mem.add(texts[picked[0]], user_id=USER, embedding=vectors[picked[0]].tolist())
+                else:
+                    items = [{"text": texts[i], "user_id": USER} for i in picked]
+                    mem.add_many(items, embeddings=vectors[picked])
+                added, n = added + batch, n + batch
                 wait = started + n / rate - time.perf_counter()
                 if wait > 0:
                     time.sleep(wait)
@@ -135,6 +140,7 @@ def main() -> None:
     p = parser(__doc__ or "", "bench_contention.json")
     p.add_argument("--queries", type=int, default=800, help="searches per condition")
     p.add_argument("--rate", type=float, default=50.0, help="writer adds per second")
+    p.add_argument("--batch", type=int, default=1, help="memories per writer transaction")
     args = p.parse_args()
     from memfold.embed.local import LocalEmbedder
     from memfold.evaluation.embed_cache import CachingEmbedder
@@ -155,6 +161,7 @@ def main() -> None:
     times: dict[tuple[bool, str], list[float]] = {k: [] for k in set(plan)}
     writes: dict[tuple[bool, str], list[float]] = {k: [] for k in set(plan)}
     out: dict[str, Any] = {"machine": machine(), "method": __doc__, "rate": args.rate}
+    out["batch"] = args.batch
     with tempfile.TemporaryDirectory(prefix="memfold-contention-") as tmp:
         folder = Path(tmp)
         extra = vary(base, 20_000, seed=99)
@@ -164,7 +171,7 @@ def main() -> None:
             out["build_s"] = round(build(mem, vary(base, STORE_SIZE), vectors), 1)
             timed_block(mem, pool[:50], "batched", [])  # warm-up: the scope's index, caches
             proc = subprocess.Popen(
-                [sys.executable, __file__, "--writer", tmp, str(args.rate)],
+                [sys.executable, __file__, "--writer", tmp, str(args.rate), str(args.batch)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             )  # fmt: skip
             assert proc.stdout is not None and proc.stdin is not None
@@ -229,7 +236,7 @@ def report(out: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--writer":
-        writer(Path(sys.argv[2]), float(sys.argv[3]))
+    if len(sys.argv) == 5 and sys.argv[1] == "--writer":
+        writer(Path(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))
     else:
         main()
