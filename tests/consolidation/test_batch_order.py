@@ -4,6 +4,7 @@ when an earlier decision rewrote or retired a memory."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from helpers.scripted import ScriptedJudge, base, vec_with_cosine
 from memfold import Memory, Status
@@ -70,3 +71,28 @@ def test_a_rewrite_earlier_in_the_batch_re_judges_the_rest(
         assert judge.calls == 2, outcomes
         assert [o.decision.action for o in outcomes if o.decision] == [Action.UPDATE] * 2
         assert len(mem.list(user_id="s")) == 1
+
+
+def test_the_rule_judge_drains_in_larger_passes_than_an_llm_judge(
+    db_path: Path, embedder: LocalEmbedder
+) -> None:
+    from memfold import Settings
+    from memfold.engine.worker import drain
+    from memfold.judge.rules import RuleJudge
+
+    settings = Settings(consolidation={"batch_size": 4, "rules_claim_size": 16})
+    scripted = ScriptedJudge(lambda item: Decision(Action.KEEP_SEPARATE, confidence=0.9))
+    judges = ((RuleJudge(settings.consolidation), [16, 4]), (scripted, [4] * 5))
+    with Memory(db_path, embedder=embedder, settings=settings, consolidate="queue") as mem:
+        for n, (judge, passes) in enumerate(judges):
+            mem.add_many(
+                [{"text": f"fact number {i}", "user_id": f"u{n}"} for i in range(20)],
+                embeddings=[vec_with_cosine(0.5, axis=1 + i) for i in range(20)],
+            )
+            sizes: list[int] = []
+
+            def count(outcomes: list[Any], sizes: list[int] = sizes) -> None:
+                sizes.append(len(outcomes))
+
+            assert drain(mem.ctx, judge, on_batch=count) == 20
+            assert sizes == passes

@@ -13,12 +13,14 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
+import numpy as np
+
 from memfold.engine import jobs as job_steps
 from memfold.engine.apply import plan
 from memfold.engine.changes import commit
 from memfold.engine.context import Context
 from memfold.engine.jobs import Outcome, owner_of
-from memfold.engine.search import similar_active
+from memfold.engine.search import similar_active, similar_active_many
 from memfold.engine.update_channel import update_candidates
 from memfold.errors import ConflictError, LeaseLost
 from memfold.judge.base import Judge, SaveItem
@@ -49,7 +51,9 @@ def _origin(ctx: Context, memory: MemoryRecord, order: dict[str, int], depth: in
     return max(_origin(ctx, s, order, depth + 1) for s in sources.values())
 
 
-def candidates_for(ctx: Context, record: MemoryRecord) -> list[Candidate]:
+def candidates_for(
+    ctx: Context, record: MemoryRecord, found: list[Candidate] | None = None
+) -> list[Candidate]:
     """What was already known when ``record`` was saved: similar active memories inserted
     before it (whatever their ``created_at``: a backdated save is judged too), then the
     update channel's (``engine.update_channel``: below the discovery cosine, for a
@@ -57,9 +61,10 @@ def candidates_for(ctx: Context, record: MemoryRecord) -> list[Candidate]:
     source, so a merge of older saves is known to a later one. Two saves pending
     together are judged once, newer against older, never each against the other."""
     cfg = ctx.settings.consolidation
-    found = similar_active(
-        ctx, record, k=cfg.candidates_fetched, min_similarity=cfg.discovery_threshold
-    )
+    if found is None:  # else found for a whole batch at once (similar_active_many)
+        found = similar_active(
+            ctx, record, k=cfg.candidates_fetched, min_similarity=cfg.discovery_threshold
+        )
     channel = update_candidates(ctx, record, exclude=[c.memory.id for c in found])
     if not found and not channel:
         return []
@@ -72,24 +77,87 @@ def candidates_for(ctx: Context, record: MemoryRecord) -> list[Candidate]:
     return older[: cfg.candidates_judged] + older_channel[: cfg.update_channel_max]
 
 
-def _prepare(ctx: Context, job: Job) -> SaveItem | Outcome:
-    """The save and its candidates now, or the outcome of a job that needs no decision."""
+def _load(ctx: Context, job: Job) -> MemoryRecord | Outcome:
+    """The save to judge, or the outcome of a job that needs no decision."""
     given_up = job_steps.gave_up(ctx, job)
     if given_up is not None:
         return given_up
     record = ctx.store.get_memory(job.memory_id)
     if record is None or record.status is not Status.ACTIVE:
         return job_steps.finish_plain(ctx, job, job.memory_id)
-    return SaveItem(record, candidates_for(ctx, record))
+    return record
 
 
-def _stale(ctx: Context, item: SaveItem) -> bool:
-    """Whether the store moved, since ``item`` was prepared, in what it is judged on."""
+def _prepare_all(
+    ctx: Context, jobs: Sequence[Job]
+) -> tuple[list[Outcome], list[tuple[Job, SaveItem]]]:
+    """Each job's save and its candidates now, the vector candidates of all of them found
+    in one pass over each scope; jobs that need no decision come back as outcomes."""
+    done: list[Outcome] = []
+    loaded: list[tuple[Job, MemoryRecord]] = []
+    for job in jobs:
+        try:
+            got = _load(ctx, job)
+        except Exception as exc:
+            got = job_steps.poisoned(ctx, job, None, job.memory_id, None, exc)
+        if isinstance(got, Outcome):
+            done.append(got)
+        else:
+            loaded.append((job, got))
+    cfg = ctx.settings.consolidation
+    try:
+        found = similar_active_many(
+            ctx,
+            [r for _, r in loaded],
+            k=cfg.candidates_fetched,
+            min_similarity=cfg.discovery_threshold,
+        )
+    except Exception:  # one save's scope cannot be searched: find out which, one by one
+        log.warning("batched candidate search failed; searching save by save", exc_info=True)
+        found = {}
+    live: list[tuple[Job, SaveItem]] = []
+    for job, record in loaded:
+        try:
+            cands = candidates_for(ctx, record, found.get(record.id))
+            live.append((job, SaveItem(record, cands)))
+        except Exception as exc:
+            done.append(job_steps.poisoned(ctx, job, None, job.memory_id, None, exc))
+    return done, live
+
+
+def _stale(ctx: Context, item: SaveItem, since: int) -> bool:
+    """Whether the store moved, since ``item`` was prepared (change number ``since``),
+    in what it is judged on: the save itself or a candidate was written, or a memory
+    written since could now be a candidate (same scope, active, cosine at the lowest
+    candidate floor). Only then are its candidates searched again: the changes since
+    are a few rows, a search reads the whole scope."""
     record = ctx.store.get_memory(item.new.id)
     if record is None or record.version != item.new.version:
         return True
-    fresh = {(c.memory.id, c.memory.version) for c in candidates_for(ctx, record)}
-    return fresh != {(c.memory.id, c.memory.version) for c in item.candidates}
+    if _moved_near(ctx, item, since):
+        fresh = {(c.memory.id, c.memory.version) for c in candidates_for(ctx, record)}
+        return fresh != {(c.memory.id, c.memory.version) for c in item.candidates}
+    return False
+
+
+def _moved_near(ctx: Context, item: SaveItem, since: int) -> bool:
+    cfg = ctx.settings.consolidation
+    floor = min(cfg.discovery_threshold, cfg.update_channel_min_similarity)
+    seen = {c.memory.id for c in item.candidates}
+    scope_key = item.new.scope.key()
+    vector = item.new.embedding
+    for row in list(ctx.store.changes_since(since)):
+        if row.id in seen:
+            return True
+        if row.id == item.new.id or row.deleted or row.status is not Status.ACTIVE:
+            continue
+        if row.scope_key != scope_key:
+            continue
+        if vector is None or row.embedding is None or row.embedding.shape != vector.shape:
+            return True  # cannot tell: search again
+        if float(np.dot(vector, row.embedding)) >= floor:
+            return True
+    return False
 
 
 def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcome]:
@@ -104,16 +172,9 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
     outcomes: list[Outcome] = []
     todo = list(jobs)
     while todo:
-        live: list[tuple[Job, SaveItem]] = []
-        for job in todo:
-            try:
-                prepared = _prepare(ctx, job)
-            except Exception as exc:
-                prepared = job_steps.poisoned(ctx, job, None, job.memory_id, None, exc)
-            if isinstance(prepared, Outcome):
-                outcomes.append(prepared)
-            else:
-                live.append((job, prepared))
+        since = ctx.store.max_seq()
+        done, live = _prepare_all(ctx, todo)
+        outcomes.extend(done)
         asked = [item for _, item in live if item.candidates]
         answers = iter(job_steps.decide(ctx, judge, asked) if asked else [])
         todo = []
@@ -122,7 +183,7 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
         for n, (job, item) in enumerate(live):
             # Nothing similar enough: no judge call at all.
             raw = next(answers) if item.candidates else None
-            if changed and _stale(ctx, item):
+            if changed and _stale(ctx, item, since):
                 todo = [j for j, _ in live[n:]]
                 break
             if not changed and restamped:

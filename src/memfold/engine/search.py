@@ -188,6 +188,33 @@ def _newer_first(hits: list[SearchHit], update_sim: float, plain_sim: float) -> 
     return [hits[i] for i in order]
 
 
+def similar_active_many(
+    ctx: Context, records: Sequence[MemoryRecord], *, k: int, min_similarity: float
+) -> dict[str, list[Candidate]]:
+    """``similar_active`` for several records at once, by record id: one matrix-matrix
+    product per scope and one read of all the hits (a batch of pending saves)."""
+    by_scope: dict[str, list[MemoryRecord]] = {}
+    for record in records:
+        if record.embedding is not None:
+            by_scope.setdefault(record.scope.key(), []).append(record)
+    index = ctx.synced_index()
+    hits: dict[str, list[tuple[str, float]]] = {r.id: [] for r in records}
+    for scope_key, group in by_scope.items():
+        found = index.search_many(
+            scope_key,
+            [r.embedding for r in group if r.embedding is not None],
+            k,
+            min_score=min_similarity,
+            exclude=[r.id for r in group],
+        )
+        hits.update({r.id: row for r, row in zip(group, found, strict=True)})
+    stored = ctx.store.get_memories({mid for row in hits.values() for mid, _ in row})
+    return {
+        rid: [Candidate(stored[mid], sim) for mid, sim in row if mid in stored]
+        for rid, row in hits.items()
+    }
+
+
 def similar_active(
     ctx: Context, record: MemoryRecord, *, k: int, min_similarity: float
 ) -> list[Candidate]:

@@ -17,6 +17,7 @@ from memfold.engine.context import Context
 from memfold.engine.lease import current_owner, heartbeat, reclaim_dead
 from memfold.engine.on_save import Outcome, process_jobs
 from memfold.judge.base import Judge
+from memfold.judge.rules import RuleJudge
 from memfold.model import Job
 
 log = logging.getLogger(__name__)
@@ -58,8 +59,9 @@ def drain(
     reclaim_dead(ctx.store)
     handled = 0
     batches = 0
+    claim = cfg.rules_claim_size if isinstance(judge, RuleJudge) else cfg.batch_size
     while max_batches is None or batches < max_batches:
-        jobs = ctx.store.claim_jobs(cfg.batch_size, owner, lease_s=cfg.lease_s)
+        jobs = ctx.store.claim_jobs(claim, owner, lease_s=cfg.lease_s)
         if not jobs:
             break
         outcomes = run_batch(ctx, judge, jobs)

@@ -208,6 +208,24 @@ class ScopeBlock:
             np.matmul(chunk.matrix[:used], query, out=out[lo : lo + used])
         return out
 
+    def scores_many(self, queries: np.ndarray) -> np.ndarray:
+        """Dot products of every row with each query row: (positions x queries), one
+        matrix-matrix product per chunk instead of one pass over the rows per query."""
+        out = np.empty((self.n, queries.shape[0]), dtype=np.float32)
+        for chunk, lo, used in self._spans():
+            np.matmul(chunk.matrix[:used], queries.T, out=out[lo : lo + used])
+        return out
+
+    def top(self, scores: np.ndarray, candidates: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """The k best (id, score) of ``candidates`` (positions), best first, ties in
+        position order."""
+        if candidates.size == 0:
+            return []
+        sub = scores[candidates]
+        top = np.argpartition(-sub, k - 1)[:k] if candidates.size > k else np.arange(sub.size)
+        top = top[np.argsort(-sub[top], kind="stable")]
+        return [(self.ids[int(candidates[i])], float(sub[i])) for i in top]
+
     def mask(self, statuses: Sequence[Status], areas: Sequence[Area] | None) -> np.ndarray:
         """True at the positions whose status (and area, if given) is allowed."""
         allowed = np.zeros(DEAD + 1, dtype=bool)

@@ -334,16 +334,48 @@ class VectorIndex(ChunkMerger):
                 keep &= allowed
             if min_score is not None:
                 keep &= scores >= min_score
-            candidates = np.flatnonzero(keep)
-            if candidates.size == 0:
-                return []
-            sub = scores[candidates]
-            if candidates.size > k:
-                top = np.argpartition(-sub, k - 1)[:k]
-            else:
-                top = np.arange(candidates.size)
-            top = top[np.argsort(-sub[top], kind="stable")]
-            return [(block.ids[int(candidates[i])], float(sub[i])) for i in top]
+            return block.top(scores, np.flatnonzero(keep), k)
+
+    def search_many(
+        self,
+        scope_key: str,
+        queries: Sequence[Vector],
+        k: int,
+        *,
+        min_score: float,
+        exclude: Sequence[str | None] = (),
+        statuses: Sequence[Status] = (Status.ACTIVE,),
+    ) -> list[list[tuple[str, float]]]:
+        """``search`` for several queries of one scope at once (the on-save candidates
+        of a batch of pending saves): one matrix-matrix product over the scope. Query
+        i leaves out ``exclude[i]`` (its own memory)."""
+        if k <= 0 or not queries:
+            return [[] for _ in queries]
+        matrix = np.asarray(np.stack(queries), dtype=np.float32)
+        if matrix.shape[1:] != (self.dim,):
+            raise EmbeddingMismatch(
+                f"query vectors have shape {matrix.shape[1:]}, the index holds {self.dim}-d"
+            )
+        with self._scope(scope_key) as block:
+            if block is None or block.n == 0:
+                return [[] for _ in queries]
+            if block.foreign:
+                raise EmbeddingMismatch(
+                    f"{len(block.foreign)} memories in this scope were not embedded with "
+                    f"{self.model_id} ({self.dim}-d); run `memfold reembed` to migrate them"
+                )
+            scores = block.scores_many(matrix)
+            keep = block.mask(statuses, None)
+            out = []
+            for i in range(len(queries)):
+                column = scores[:, i]
+                allowed = keep & (column >= min_score)
+                mine = exclude[i] if i < len(exclude) else None
+                own = self._where.get(mine) if mine is not None else None
+                if own is not None and own[0] == scope_key:
+                    allowed[own[1]] = False
+                out.append(block.top(column, np.flatnonzero(allowed), k))
+            return out
 
     def vectors(
         self, scope_key: str, *, statuses: Sequence[Status] = (Status.ACTIVE,)
