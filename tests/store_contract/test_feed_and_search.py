@@ -69,3 +69,15 @@ def test_keyword_search_stays_in_its_scope(store: Any) -> None:
         assert {h[0] for h in filtered} == {"a", "c"}
     assert store.keyword_search(mine, "the of and", 10, statuses=[Status.ACTIVE]) == []
     assert store.keyword_search(mine, "'\"):*&|!", 10, statuses=[Status.ACTIVE]) == []
+
+
+def test_the_feed_orders_deletes_and_reinserts_by_change_number(store: Any) -> None:
+    """A memory deleted then written again (an undo, then the undo of that undo) is live
+    at the end of the feed: rows and tombstones come in one change order."""
+    store.insert_memories([rec("a", "first"), rec("b", "other")])
+    store.delete_memory_row("a")
+    store.insert_memories([rec("a", "back again")])
+    feed = [(r.id, r.deleted) for r in store.changes_since(0)]
+    assert feed == [("b", False), ("a", True), ("a", False)]
+    seqs = [r.seq for r in store.changes_since(0)]
+    assert seqs == sorted(seqs)

@@ -298,18 +298,23 @@ class SQLiteStore(
         return int(row[0][0])
 
     def changes_since(self, seq: int) -> Iterator[IndexRow]:
-        """Rows written after ``seq``, oldest change first, streamed (not all in memory)."""
+        """Rows written after ``seq``, oldest change first, streamed (not all in memory).
+        Tombstones come in change order with the rows: a memory deleted and written again
+        (an undo undone) ends live."""
         cursor = self._db.get().execute(
-            "SELECT seq, id, scope_key, status, area, embedding, embedding_model "
-            "FROM memories WHERE seq > ? ORDER BY seq",
-            (seq,),
+            "SELECT seq, id, scope_key, status, area, embedding, embedding_model, 0 "
+            "FROM memories WHERE seq > ? "
+            "UNION ALL SELECT seq, id, '', NULL, NULL, NULL, NULL, 1 FROM tombstones "
+            "WHERE seq > ? ORDER BY 1",
+            (seq, seq),
         )
         while rows := cursor.fetchmany(2048):
             for r in rows:
+                if r[7]:
+                    yield IndexRow(r[0], r[1], "", Status.ARCHIVED, Area.MAIN, None, None, True)
+                    continue
                 vec = blob_to_vec(r[5])
                 yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6])
-        for seq_, id_ in self._q("SELECT seq, id FROM tombstones WHERE seq > ?", (seq,)):
-            yield IndexRow(seq_, id_, "", Status.ARCHIVED, Area.MAIN, None, None, deleted=True)
 
     def scope_sizes(self) -> dict[str, int]:
         return {
