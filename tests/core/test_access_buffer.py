@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -211,3 +212,28 @@ def test_crash_loses_only_unflushed_counts_and_a_plain_exit_writes_them(
     assert _stored_counts(db_path)["Sam lives in Berlin"][0] == expected
     with Memory(db_path, embedder=embedder, consolidate="off") as mem:  # the file is sound
         assert mem.search("Berlin", user_id="s", mode="keyword")[0].memory.text.endswith("Berlin")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_does_not_write_the_parents_counts_again(
+    db_path: Path, embedder: LocalEmbedder
+) -> None:
+    _seed(db_path, embedder)
+    mem = Memory(db_path, embedder=embedder, consolidate="off", settings=_settings())
+    for _ in range(3):
+        mem.search("Berlin", user_id="s", mode="keyword")
+    pid = os.fork()
+    if pid == 0:  # the child: what it inherited is not its to write
+        code = 1
+        try:
+            accesses = mem.ctx.accesses
+            code = 0 if accesses is not None and accesses.pending() == 0 else 3
+            if code == 0 and accesses is not None:
+                accesses.flush()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert _stored_counts(db_path)["Sam lives in Berlin"][0] == 0
+    mem.close()
+    assert _stored_counts(db_path)["Sam lives in Berlin"][0] == 3

@@ -18,7 +18,8 @@ most ``access_flush_count`` of them or ``access_flush_age_s`` seconds' worth.
 
 ``overlay`` adds this process's unwritten accesses to a record read from the store,
 so ``Memory.get()`` shows them without a flush (other processes' unwritten ones
-appear once those processes flush).
+appear once those processes flush). A forked child starts with an empty buffer (what
+it inherited is the parent's to write).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import logging
+import os
 import threading
 import time
 import weakref
@@ -181,6 +183,20 @@ class AccessBuffer:
         if lost:
             log.warning("closing: %d access counts could not be written and are lost", lost)
         return written
+
+
+def _after_fork_in_child() -> None:
+    """A forked child starts with empty buffers and no flush thread: the counts it
+    inherited are the parent's to write, and a lock held at the fork is not its own."""
+    for buffer in list(_OPEN):
+        buffer._lock = threading.Lock()
+        buffer._flushing = threading.Lock()
+        buffer._pending, buffer._inflight = {}, {}
+        buffer._count, buffer._oldest, buffer._thread = 0, None, None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @atexit.register
