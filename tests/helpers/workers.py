@@ -1,0 +1,101 @@
+"""Several ``memfold worker`` processes draining one store while saves arrive: the check
+that every save is decided once, shared by the SQLite and PostgreSQL tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from memfold import Memory, Status
+
+WORKERS = 3
+# Restatements of a few facts: most saves find a candidate and change the store
+# (UPDATE / REPLACE), so a save decided twice would show in the log.
+FACTS = [
+    "Sam prefers Rust for systems work",
+    "Sam lives in Lyon with two cats",
+    "The staging database runs PostgreSQL 15 on port 5433",
+    "Nora's sister teaches chemistry in Oslo",
+]
+
+
+def start_workers(args: Sequence[str], env: dict[str, str]) -> list[subprocess.Popen[str]]:
+    """``memfold worker ARGS`` WORKERS times, polling every 0.05 s."""
+    exe = str(Path(sys.executable).parent / "memfold")
+    full_env = {**env, "MEMFOLD_CONSOLIDATION__WORKER_POLL_S": "0.05"}
+    return [
+        subprocess.Popen(
+            [exe, "worker", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=full_env,
+        )
+        for _ in range(WORKERS)
+    ]
+
+
+def worker_pids(mem: Memory) -> set[str]:
+    """Process ids of the owners (host:pid:token:thread) of claimed or finished jobs."""
+    jobs = [*mem.store.list_jobs("done"), *mem.store.list_jobs("running")]
+    return {j.owner.split(":")[1] for j in jobs if j.owner}
+
+
+def wait_for_drain(mem: Memory, timeout_s: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while mem.store.count_jobs("pending") + mem.store.count_jobs("running"):
+        assert time.monotonic() < deadline, "the workers did not drain the queue"
+        time.sleep(0.1)
+
+
+def drain_with_workers(mem: Memory, args: Sequence[str], env: dict[str, str]) -> list[str]:
+    """Queue restatements into ``mem`` (consolidate="queue") while the workers poll, until
+    at least two workers have taken some; wait for the queue to empty, stop the workers,
+    check what they did. Returns the ids of the saves."""
+    ids = [mem.add(FACTS[0], user_id="sam").memory.id]  # the store exists for them
+    procs = start_workers(args, env)
+    try:
+        # A slow start under load must not leave one worker alone with all saves.
+        rounds = 0
+        while rounds < 12 or (len(worker_pids(mem)) < 2 and rounds < 200):
+            for fact in FACTS:
+                text = fact if rounds % 2 == 0 else f"{fact}."
+                ids.append(mem.add(text, user_id="sam").memory.id)
+            rounds += 1
+            time.sleep(0.05)
+        wait_for_drain(mem)
+        workers = worker_pids(mem)
+        done = mem.store.list_jobs("done")
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGINT)
+        outputs = [p.communicate(timeout=60) for p in procs]
+    errors = [err for _, err in outputs if "Traceback" in err and "KeyboardInterrupt" not in err]
+    assert not errors, errors
+    # Every save's job was finished once, by one of the worker processes, and more than
+    # one of them did some.
+    assert sorted(j.memory_id for j in done) == sorted(ids)
+    assert workers <= {str(p.pid) for p in procs} and len(workers) >= 2, workers
+    per_save = Counter(e.input_ids[0] for e in mem.log(100_000) if e.path == "on_save")
+    # No save has more than one log row: none was decided twice...
+    assert max(per_save.values()) == 1
+    assert set(per_save) <= set(ids)
+    # ...and folding really happened: one active memory per fact, nothing lost.
+    active = mem.list(user_id="sam", limit=1000)
+    assert sorted(m.text.rstrip(".") for m in active) == sorted(FACTS)
+    records = mem.store.get_memories(ids)
+    assert len(records) == len(ids)
+    assert all(r.status in (Status.ACTIVE, Status.SUPERSEDED) for r in records.values())
+    return ids
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """This process's environment without a store location, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MEMFOLD_PATH", "MEMFOLD_URL")}
+    return {**env, **extra}
