@@ -27,6 +27,7 @@ from memfold.judge.base import Judge, SaveItem
 from memfold.model import Action, Candidate, Decision, Job, MemoryRecord, Status, Vector
 from memfold.policy.guards import apply_guards, refuse
 from memfold.policy.result_check import ResultLimits, drift_problems
+from memfold.store.base import IndexRow
 
 log = logging.getLogger(__name__)
 
@@ -90,9 +91,10 @@ def _load(ctx: Context, job: Job) -> MemoryRecord | Outcome:
 
 def _prepare_all(
     ctx: Context, jobs: Sequence[Job]
-) -> tuple[list[Outcome], list[tuple[Job, SaveItem]]]:
+) -> tuple[list[Outcome], list[tuple[Job, SaveItem]], dict[str, list[Candidate]]]:
     """Each job's save and its candidates now, the vector candidates of all of them found
-    in one pass over each scope; jobs that need no decision come back as outcomes."""
+    in one pass over each scope (also returned, by save id, before the order and channel
+    rules); jobs that need no decision come back as outcomes."""
     done: list[Outcome] = []
     loaded: list[tuple[Job, MemoryRecord]] = []
     for job in jobs:
@@ -106,10 +108,12 @@ def _prepare_all(
             loaded.append((job, got))
     cfg = ctx.settings.consolidation
     try:
+        # Twice what is judged: the spare ones let _refound rebuild the list after
+        # earlier saves of the batch retired some, without another search.
         found = similar_active_many(
             ctx,
             [r for _, r in loaded],
-            k=cfg.candidates_fetched,
+            k=2 * cfg.candidates_fetched,
             min_similarity=cfg.discovery_threshold,
         )
     except Exception:  # one save's scope cannot be searched: find out which, one by one
@@ -118,46 +122,85 @@ def _prepare_all(
     live: list[tuple[Job, SaveItem]] = []
     for job, record in loaded:
         try:
-            cands = candidates_for(ctx, record, found.get(record.id))
+            nearest = found.get(record.id)
+            if nearest is not None:
+                nearest = nearest[: cfg.candidates_fetched]
+            cands = candidates_for(ctx, record, nearest)
             live.append((job, SaveItem(record, cands)))
         except Exception as exc:
             done.append(job_steps.poisoned(ctx, job, None, job.memory_id, None, exc))
-    return done, live
+    return done, live, found
 
 
-def _stale(ctx: Context, item: SaveItem, since: int) -> bool:
+def _stale(ctx: Context, item: SaveItem, since: int, found: list[Candidate] | None) -> bool:
     """Whether the store moved, since ``item`` was prepared (change number ``since``),
     in what it is judged on: the save itself or a candidate was written, or a memory
-    written since could now be a candidate (same scope, active, cosine at the lowest
-    candidate floor). Only then are its candidates searched again: the changes since
-    are a few rows, a search reads the whole scope."""
+    written since could now be a candidate. The rows changed since are few; the
+    candidates are worked out again from them (``_refound``), the scope searched again
+    only when they cannot be."""
     record = ctx.store.get_memory(item.new.id)
     if record is None or record.version != item.new.version:
         return True
-    if _moved_near(ctx, item, since):
-        fresh = {(c.memory.id, c.memory.version) for c in candidates_for(ctx, record)}
-        return fresh != {(c.memory.id, c.memory.version) for c in item.candidates}
-    return False
+    changes = [r for r in ctx.store.changes_since(since) if r.id != item.new.id]
+    if not _moved_near(ctx, item, changes):
+        return False
+    refound = _refound(ctx, item, changes, found)
+    fresh = {(c.memory.id, c.memory.version) for c in candidates_for(ctx, record, refound)}
+    return fresh != {(c.memory.id, c.memory.version) for c in item.candidates}
 
 
-def _moved_near(ctx: Context, item: SaveItem, since: int) -> bool:
+def _moved_near(ctx: Context, item: SaveItem, changes: Sequence[IndexRow]) -> bool:
+    """A candidate was written, or a row written is active in the save's scope at the
+    lowest candidate cosine (or cannot be compared)."""
     cfg = ctx.settings.consolidation
     floor = min(cfg.discovery_threshold, cfg.update_channel_min_similarity)
     seen = {c.memory.id for c in item.candidates}
-    scope_key = item.new.scope.key()
-    vector = item.new.embedding
-    for row in list(ctx.store.changes_since(since)):
+    for row in changes:
         if row.id in seen:
             return True
-        if row.id == item.new.id or row.deleted or row.status is not Status.ACTIVE:
-            continue
-        if row.scope_key != scope_key:
-            continue
-        if vector is None or row.embedding is None or row.embedding.shape != vector.shape:
-            return True  # cannot tell: search again
-        if float(np.dot(vector, row.embedding)) >= floor:
+        cosine = _cosine(item, row)
+        if cosine is None or cosine >= floor:
             return True
     return False
+
+
+def _cosine(item: SaveItem, row: IndexRow) -> float | None:
+    """-1 for a row that cannot be a candidate, None when it cannot be compared."""
+    if row.deleted or row.status is not Status.ACTIVE or row.scope_key != item.new.scope.key():
+        return -1.0
+    vector = item.new.embedding
+    if vector is None or row.embedding is None or row.embedding.shape != vector.shape:
+        return None
+    return float(np.dot(vector, row.embedding))
+
+
+def _refound(
+    ctx: Context, item: SaveItem, changes: Sequence[IndexRow], found: list[Candidate] | None
+) -> list[Candidate] | None:
+    """The vector candidates now, from those found at preparation (twice the number
+    fetched) and the rows changed since, without a search. Exact while the unchanged
+    ones found still number at least what is fetched (nothing unchanged outside them can
+    rank higher), or when the search found every memory at the discovery cosine.
+    None: search again."""
+    cfg = ctx.settings.consolidation
+    if found is None:
+        return None
+    changed = {r.id for r in changes}
+    kept = [c for c in found if c.memory.id not in changed]
+    exhaustive = len(found) < 2 * cfg.candidates_fetched
+    if not exhaustive and len(kept) < cfg.candidates_fetched:
+        return None
+    near: dict[str, float] = {}
+    for row in changes:
+        cosine = _cosine(item, row)
+        if cosine is None:
+            return None
+        if cosine >= cfg.discovery_threshold:
+            near[row.id] = cosine
+    records = ctx.store.get_memories(near)
+    now = kept + [Candidate(records[i], sim) for i, sim in near.items() if i in records]
+    now.sort(key=lambda c: -c.similarity)
+    return now[: cfg.candidates_fetched]
 
 
 def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcome]:
@@ -173,7 +216,7 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
     todo = list(jobs)
     while todo:
         since = ctx.store.max_seq()
-        done, live = _prepare_all(ctx, todo)
+        done, live, found = _prepare_all(ctx, todo)
         outcomes.extend(done)
         asked = [item for _, item in live if item.candidates]
         answers = iter(job_steps.decide(ctx, judge, asked) if asked else [])
@@ -183,7 +226,7 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
         for n, (job, item) in enumerate(live):
             # Nothing similar enough: no judge call at all.
             raw = next(answers) if item.candidates else None
-            if changed and _stale(ctx, item, since):
+            if changed and _stale(ctx, item, since, found.get(item.new.id)):
                 todo = [j for j, _ in live[n:]]
                 break
             if not changed and restamped:

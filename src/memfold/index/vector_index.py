@@ -365,16 +365,22 @@ class VectorIndex(ChunkMerger):
                     f"{self.model_id} ({self.dim}-d); run `memfold reembed` to migrate them"
                 )
             scores = block.scores_many(matrix)
-            keep = block.mask(statuses, None)
+            above = scores >= min_score
+            above &= block.mask(statuses, None)[:, None]
+            # The few (position, query) pairs above the floor, grouped by query in
+            # position order: one pass over the scores, not one per query.
+            positions, columns = np.nonzero(above)
+            order = np.argsort(columns, kind="stable")
+            positions, columns = positions[order], columns[order]
+            bounds = np.searchsorted(columns, np.arange(len(queries) + 1))
             out = []
             for i in range(len(queries)):
-                column = scores[:, i]
-                allowed = keep & (column >= min_score)
+                candidates = positions[bounds[i] : bounds[i + 1]]
                 mine = exclude[i] if i < len(exclude) else None
                 own = self._where.get(mine) if mine is not None else None
                 if own is not None and own[0] == scope_key:
-                    allowed[own[1]] = False
-                out.append(block.top(column, np.flatnonzero(allowed), k))
+                    candidates = candidates[candidates != own[1]]
+                out.append(block.top(scores[:, i], candidates, k))
             return out
 
     def vectors(
