@@ -10,7 +10,7 @@ from helpers.scripted import ScriptedJudge, base, vec_with_cosine
 from memfold import Memory, Status
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.on_save import process_jobs
-from memfold.judge.base import SaveItem
+from memfold.judge.base import Judge, SaveItem
 from memfold.model import Action, Area, Decision
 
 
@@ -82,7 +82,10 @@ def test_the_rule_judge_drains_in_larger_passes_than_an_llm_judge(
 
     settings = Settings(consolidation={"batch_size": 4, "rules_claim_size": 16})
     scripted = ScriptedJudge(lambda item: Decision(Action.KEEP_SEPARATE, confidence=0.9))
-    judges = ((RuleJudge(settings.consolidation), [16, 4]), (scripted, [4] * 5))
+    judges: list[tuple[Judge, list[int]]] = [
+        (RuleJudge(settings.consolidation), [16, 4]),
+        (scripted, [4] * 5),
+    ]
     with Memory(db_path, embedder=embedder, settings=settings, consolidate="queue") as mem:
         for n, (judge, passes) in enumerate(judges):
             mem.add_many(
