@@ -136,18 +136,18 @@ def search(
     elif mode == "keyword":
         ranked = [(mid, -score) for mid, score in keyword_hits]
     elif cfg.fusion == "convex" and query_vec is not None:
-        _add_cosines(ctx, vec_score, [mid for mid, _ in keyword_hits], query_vec)
+        _add_cosines(ctx, scope.key(), vec_score, [mid for mid, _ in keyword_hits], query_vec)
         ranked = convex_fuse(
             vector_hits, keyword_hits, vec_score, cfg.keyword_weight, cfg.keyword_min_spread
         )
     else:
         ranked = rrf_fuse([[m for m, _ in vector_hits], [m for m, _ in keyword_hits]], cfg.rrf_k)
     if query_vec is not None and threshold is not None:
-        _add_cosines(ctx, vec_score, [mid for mid, _ in ranked], query_vec)
+        _add_cosines(ctx, scope.key(), vec_score, [mid for mid, _ in ranked], query_vec)
         ranked = [(mid, s) for mid, s in ranked if vec_score.get(mid, -2.0) >= threshold]
     top = ranked[offset:window]
     if query_vec is not None:
-        _add_cosines(ctx, vec_score, [mid for mid, _ in top], query_vec)
+        _add_cosines(ctx, scope.key(), vec_score, [mid for mid, _ in top], query_vec)
     records = ctx.store.get_memories(mid for mid, _ in top)
     hits = [
         SearchHit(records[mid], score, vec_score.get(mid), kw_rank.get(mid))
@@ -165,11 +165,14 @@ def search(
     return hits
 
 
-def _add_cosines(ctx: Context, scores: dict[str, float], ids: Sequence[str], query: Vector) -> None:
-    """The cosine to the query of hits only the keyword list found (from the index)."""
+def _add_cosines(
+    ctx: Context, scope_key: str, scores: dict[str, float], ids: Sequence[str], query: Vector
+) -> None:
+    """The cosine to the query of hits only the keyword list found (from the index; the
+    scope is named so it is read again if the index dropped it meanwhile)."""
     for mid in ids:
         if mid not in scores:
-            vec = ctx.index.vector_of(mid)
+            vec = ctx.index.vector_of(mid, scope_key)
             if vec is not None:
                 scores[mid] = float(vec @ query)
 
