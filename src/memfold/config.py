@@ -47,6 +47,16 @@ class StoreSettings(Section):
     # StoreUnavailable.
     pool_max_size: int = Field(10, ge=1)
     connect_timeout_s: float = Field(10.0, gt=0)
+    # PostgreSQL vector search on pgvector's HNSW index (PostgresStore.vector_search;
+    # not used by Memory.search yet). Build parameters of ensure_vector_index (graph
+    # degree, candidate list while building), the candidate list while searching
+    # (hnsw.ef_search; at least k is used), and the scope size, counting only the
+    # statuses searched, up to which the search is an exact scan of the scope instead:
+    # below a few thousand rows a scan is as fast and never misses.
+    pg_hnsw_m: int = Field(16, ge=2, le=100)
+    pg_hnsw_ef_construction: int = Field(64, ge=4, le=1000)
+    pg_hnsw_ef_search: int = Field(100, ge=1, le=1000)
+    pg_exact_max_rows: int = Field(5000, ge=0)
     max_text_chars: int = Field(32_000, ge=1)
     max_sources: int = Field(1_000, ge=1)
     busy_timeout_ms: int = Field(30_000, ge=0)

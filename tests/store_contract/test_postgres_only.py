@@ -163,7 +163,7 @@ def test_migration_2_keeps_rows_and_scopes_keyword_search(
         assert old.schema_version() == 1
         old.close()
     store = PostgresStore(pg_url)
-    assert store.schema_version() == LATEST_VERSION == 2
+    assert store.schema_version() == LATEST_VERSION == 3
     hits = store.keyword_search(Scope("u1"), "tomatoes", 5, statuses=[Status.ACTIVE])
     assert [h[0] for h in hits] == ["a"]
     # only stop words for PostgreSQL: nothing matches (not the whole scope)

@@ -199,6 +199,25 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX memories_tsv ON memories USING gin (tsv);
         """,
     ),
+    (
+        3,
+        # HNSW indexes for vector search (store/postgres/vector.py). The embedding column
+        # has no fixed dimension and pgvector indexes only fixed-dimension vectors, so
+        # each dimension gets its own partial expression index,
+        # ``memories_hnsw_<dim>`` on ``(embedding::vector(<dim>)) vector_cosine_ops``
+        # ``WHERE embedding_dim = <dim>``, built by ``ensure_vector_index(dim)`` (not
+        # here: building one over existing rows can take minutes). This table records
+        # which dimensions have one and with which build parameters.
+        """
+        CREATE TABLE vector_indexes (
+            dim INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            m INTEGER NOT NULL,
+            ef_construction INTEGER NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+        );
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

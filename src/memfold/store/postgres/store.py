@@ -35,6 +35,7 @@ from memfold.store.postgres.log import LogTablesMixin
 from memfold.store.postgres.review import ReviewTablesMixin
 from memfold.store.postgres.scopes import ScopeQueriesMixin
 from memfold.store.postgres.usage import UsageTableMixin
+from memfold.store.postgres.vector import VectorSearchMixin
 
 _FEED_BATCH = 2048  # change-feed rows read per query
 _INSERT = (
@@ -56,6 +57,7 @@ class PostgresStore(
     EraseTablesMixin,
     ScopeQueriesMixin,
     KeywordSearchMixin,
+    VectorSearchMixin,
 ):
     def __init__(
         self,
