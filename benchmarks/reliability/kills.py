@@ -51,9 +51,11 @@ class Trial:
 
 
 def _wait_ready(ack: Path, procs: list[subprocess.Popen[bytes]]) -> bool:
+    """The writer is ready and has acknowledged its first add: the kill clock starts then,
+    so a slow start on a busy machine cannot leave a trial with nothing to lose."""
     deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
-        if ack.exists() and ack.read_bytes().startswith(b"ready\n"):
+        if ack.exists() and ack.read_bytes().startswith(b"ready\n") and _acked(ack):
             return True
         if procs[0].poll() is not None:
             return False

@@ -6,11 +6,12 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from helpers.scripted import ScriptedJudge, base, vec_with_cosine
-from memfold import Memory, Status
+from memfold import Memory, Status, StoreUnavailable
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.on_save import process_jobs
 from memfold.judge.base import SaveItem
@@ -147,6 +148,44 @@ def test_failure_inside_apply_rolls_back_and_keeps_job(
         again = process_jobs(mem.ctx, judge, jobs)
         assert again[0].log_id is None
         assert len([e for e in mem.log() if e.action == "MERGE"]) == 1
+
+
+def test_a_store_failure_while_applying_applies_nothing_and_runs_again(
+    db_path: Path, embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection lost in the middle of applying a decision (StoreUnavailable, raised
+    inside its transaction) rolls it all back; the job waits out a backoff, is not given
+    up, and applies once when it runs again."""
+    judge = ScriptedJudge(
+        lambda it: Decision(Action.UPDATE, [_target(it)], text="Sam likes tea", confidence=0.99)
+    )
+    with Memory(db_path, embedder=embedder, judge=judge, consolidate="queue") as mem:
+        a = mem.add("Sam likes tea", user_id="s", embedding=base()).memory
+        mem.flush()
+        b = mem.add("Sam likes tea.", user_id="s", embedding=vec_with_cosine(0.99)).memory
+        real_append = mem.store.append_log
+        calls = {"n": 0}
+
+        def lost_once(entry: Any) -> int:
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise StoreUnavailable("server closed the connection unexpectedly")
+            return real_append(entry)
+
+        monkeypatch.setattr(mem.store, "append_log", lost_once)
+        (job,) = mem.store.claim_jobs(8, "w", lease_s=60.0)
+        (outcome,) = process_jobs(mem.ctx, judge, [job])
+        assert outcome.retry and outcome.log_id is None
+        assert {m.id for m in mem.list(user_id="s")} == {a.id, b.id}  # nothing applied
+        assert mem.log() == []  # not even a SKIP: the save was not given up
+        (waiting,) = mem.store.list_jobs("pending")
+        assert waiting.attempts == 0 and waiting.next_attempt_at is not None
+        later = waiting.next_attempt_at.timestamp() + 1
+        again = mem.store.claim_jobs(8, "w", lease_s=60.0, now=later)
+        (done,) = process_jobs(mem.ctx, judge, again)
+        assert done.log_id is not None
+        assert [m.id for m in mem.list(user_id="s")] == [a.id]
+        assert [e.action for e in mem.log()] == ["UPDATE"]
 
 
 def test_crash_after_store_before_decision_loses_nothing(

@@ -153,7 +153,13 @@ def poisoned(
     exc: BaseException,
 ) -> Outcome:
     """This save alone failed (its decision raised while applying, its record could not be
-    read): a permanent SKIP with the reason; the rest of its batch goes on."""
+    read): a permanent SKIP with the reason; the rest of its batch goes on. A transient
+    store failure (a connection lost mid-transaction: nothing of it was applied) is not
+    the save's fault: the job waits out a backoff and runs again."""
+    if getattr(exc, "transient", False):
+        log.warning("consolidation of %s met a store failure (%s); retried later", memory_id, exc)
+        reason = f"store failure: {type(exc).__name__}: {exc}"
+        return defer(ctx, job, memory_id, Decision(Action.SKIP, reasoning=reason, transient=True))
     log.exception("consolidation of %s failed; skipped", memory_id, exc_info=exc)
     what = f"applying {decision.action.value}" if decision is not None else "preparing it"
     skip = Decision(
