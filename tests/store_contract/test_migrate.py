@@ -78,3 +78,38 @@ def test_cli_migrate(
     store = PostgresStore(pg_url)
     assert [m.text for m in store.list_memories()] == ["Jun collects stamps"]
     store.close()
+
+
+def test_an_interrupted_migration_leaves_nothing_and_runs_again(
+    tmp_path: Path, pg_url: str, embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memfold.store.postgres.copy as copy
+
+    src = tmp_path / "cut.db"
+    _seed(src, embedder)
+    real = copy._copy_table
+    tables: list[str] = []
+
+    def cut_after_two(*args: object) -> int:
+        tables.append(str(args[2]))
+        if len(tables) == 3:
+            raise KeyboardInterrupt  # the copy stopped in the middle (Ctrl-C, a kill)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(copy, "_copy_table", cut_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        migrate(src, pg_url)
+    monkeypatch.undo()
+    store = PostgresStore(pg_url)
+    assert store.count_memories() == 0 and store.list_log(limit=1) == []
+    store.close()
+    # Run again: the same result as a migration never interrupted.
+    counts = migrate(src, pg_url)
+    with (
+        Memory(src, embedder=embedder, consolidate="off") as a,
+        Memory(url=pg_url, embedder=embedder, consolidate="off") as b,
+    ):
+        assert counts["memories"] == len(a.list(user_id="hana", status=None)) + 1
+        left = [m.to_dict(with_embedding=True) for m in a.list(user_id="hana", status=None)]
+        right = [m.to_dict(with_embedding=True) for m in b.list(user_id="hana", status=None)]
+        assert right == left
