@@ -23,11 +23,11 @@ from memfold.engine.jobs import Outcome, owner_of
 from memfold.engine.search import similar_active, similar_active_many
 from memfold.engine.update_channel import update_candidates
 from memfold.errors import ConflictError, LeaseLost
+from memfold.index.rows import IndexRow
 from memfold.judge.base import Judge, SaveItem
 from memfold.model import Action, Candidate, Decision, Job, MemoryRecord, Status, Vector
 from memfold.policy.guards import apply_guards, refuse
 from memfold.policy.result_check import ResultLimits, drift_problems
-from memfold.store.base import IndexRow
 
 log = logging.getLogger(__name__)
 

@@ -44,9 +44,9 @@ import numpy as np
 
 from memfold.errors import EmbeddingMismatch
 from memfold.index.merge import ChunkMerger
+from memfold.index.rows import IndexRow
 from memfold.index.scope_block import ScopeBlock
 from memfold.model import Area, Status, Vector
-from memfold.store.base import IndexRow
 
 _SYNC_CHUNK = 4096  # feed (or loaded) rows applied at a time
 

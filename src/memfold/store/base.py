@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Protocol
 
 from memfold.index.bm25 import Bm25Params
+from memfold.index.rows import IndexRow
 from memfold.model import (
     Area,
     Job,
@@ -27,23 +28,10 @@ from memfold.model import (
     ReviewRun,
     Scope,
     Status,
-    Vector,
 )
 from memfold.policy.filters import Filter
 
-
-@dataclass(frozen=True, slots=True)
-class IndexRow:
-    """What the vector index needs to know about one memory."""
-
-    seq: int
-    id: str
-    scope_key: str
-    status: Status
-    area: Area
-    embedding: Vector | None
-    embedding_model: str | None
-    deleted: bool = False
+__all__ = ["IndexRow", "NewLogEntry", "Store"]
 
 
 @dataclass(slots=True)
