@@ -1,0 +1,1 @@
+"""The lifecycle tick (seed 004): retention, cold tier, TTL, compression."""
