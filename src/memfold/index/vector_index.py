@@ -368,8 +368,10 @@ class VectorIndex(ChunkMerger):
             above = scores >= min_score
             above &= block.mask(statuses, None)[:, None]
             # The few (position, query) pairs above the floor, grouped by query in
-            # position order: one pass over the scores, not one per query.
-            positions, columns = np.nonzero(above)
+            # position order: one pass over the scores, not one per query. The flat
+            # indices of the (C-ordered) mask split into the pairs np.nonzero gives,
+            # in the same order, several times faster.
+            positions, columns = np.divmod(np.flatnonzero(above), len(queries))
             order = np.argsort(columns, kind="stable")
             positions, columns = positions[order], columns[order]
             bounds = np.searchsorted(columns, np.arange(len(queries) + 1))

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from memfold.config import ConsolidationSettings
 from memfold.judge.base import PairInput, PairVerdict, SaveItem, TextResult
 from memfold.judge.rules_area import area_for
-from memfold.judge.rules_compare import Comparison, Relation, RuleThresholds, compare
+from memfold.judge.rules_compare import Comparison, Relation, RuleThresholds, compare, is_exact
 from memfold.model import (
     Action,
     Area,
@@ -85,10 +85,15 @@ class RuleJudge:
     def _decide_one(self, item: SaveItem) -> Decision:
         new = item.new
         area = area_for(new.text, self._limits.fragment_max_words)
-        compared = [(c, compare(c.memory.text, new.text, self._limits)) for c in item.candidates]
-        # An exact duplicate anywhere in the list beats any weaker rule on a better candidate.
-        compared.sort(key=lambda pair: pair[1].relation is not Relation.EXACT)
-        for candidate, comparison in compared:
+        # An exact duplicate anywhere in the list beats any weaker rule on a better
+        # candidate: exact ones first, each group in list order. Which pairs ``compare``
+        # reads as EXACT is known before comparing (``is_exact``), so a candidate after
+        # the first that decides is never compared (the costly part of the judge).
+        exact = [is_exact(c.memory.text, new.text) for c in item.candidates]
+        ordered = [c for c, same in zip(item.candidates, exact, strict=True) if same]
+        ordered += [c for c, same in zip(item.candidates, exact, strict=True) if not same]
+        for candidate in ordered:
+            comparison = compare(candidate.memory.text, new.text, self._limits)
             decision = self._from_comparison(new, candidate, comparison)
             if decision is not None:
                 decision.area = decision.area or area

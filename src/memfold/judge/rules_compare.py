@@ -7,12 +7,44 @@ content words, scoped negation flips and one value swapped for another.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from memfold.policy import text as tx
 from memfold.policy.paraphrase import paraphrase
 from memfold.policy.value_update import value_update
+
+# What ``compare`` reads of one text, remembered per text: a save is compared with
+# several candidates, and a drain compares the same texts again when it judges a save
+# anew. The functions are pure, so a remembered answer is the answer (tuples and
+# frozensets: nothing handed out can be changed in place).
+_TEXT_CACHE = 8192
+_cue = functools.lru_cache(maxsize=_TEXT_CACHE)(tx.has_change_cue)
+_normalized = functools.lru_cache(maxsize=_TEXT_CACHE)(tx.normalized)
+_negated = functools.lru_cache(maxsize=_TEXT_CACHE)(tx.negated)
+_question = functools.lru_cache(maxsize=_TEXT_CACHE)(tx.is_question)
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE)
+def _core(text: str) -> tuple[str, ...]:
+    return tuple(tx.core_sequence(text))
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE)
+def _strict(text: str) -> tuple[str, ...]:
+    return tuple(tx.strict_sequence(text))
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE)
+def _numbers(text: str) -> frozenset[str]:
+    return frozenset(tx.numbers(text))
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE)
+def _slot_values(text: str) -> frozenset[str]:
+    return frozenset(tx.slot_values(text))
 
 
 class Relation(StrEnum):
@@ -57,18 +89,23 @@ class Comparison:
     detail: str
 
 
+def is_exact(older: str, newer: str) -> bool:
+    """Whether ``compare`` reads the pair as EXACT (it tests this before any other rule)."""
+    return _normalized(older) == _normalized(newer)
+
+
 def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
     """Relation between an older memory text and a newer one."""
     # A cue counts only if it is new: "we're now fighting" in both texts updates nothing.
-    cue = tx.has_change_cue(newer) and not tx.has_change_cue(older)
-    seq_a, seq_b = tx.core_sequence(older), tx.core_sequence(newer)
+    cue = _cue(newer) and not _cue(older)
+    seq_a, seq_b = _core(older), _core(newer)
     overlap = _dice(set(seq_a), set(seq_b))
-    newer_longer = len(tx.strict_sequence(newer)) >= len(tx.strict_sequence(older))
+    newer_longer = len(_strict(newer)) >= len(_strict(older))
 
     def result(relation: Relation, detail: str, longer: bool = newer_longer) -> Comparison:
         return Comparison(relation, overlap, cue, longer, detail)
 
-    if tx.normalized(older) == tx.normalized(newer):
+    if is_exact(older, newer):
         return result(Relation.EXACT, "identical after normalization")
 
     # Before the value and negation rules: "$85k" / "$85,000" and "does not like" /
@@ -89,18 +126,16 @@ def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
     if swap:
         return result(Relation.VALUE_CHANGE, swap)
 
-    full_a, full_b = tx.strict_sequence(older), tx.strict_sequence(newer)
+    full_a, full_b = _strict(older), _strict(newer)
     if not full_a or not full_b or not _same_polarity_or_outside(older, newer):
         return result(Relation.OTHER, "no rule matched")
-    if tx.is_question(older) != tx.is_question(newer):
+    if _question(older) != _question(newer):
         return result(Relation.OTHER, "a question and a statement")
     if full_a == full_b:
         return result(Relation.SAME_WORDS, "same words in the same order")
     short, long = (full_a, full_b) if len(full_a) <= len(full_b) else (full_b, full_a)
     longer_is_newer = long is full_b
-    if not (tx.numbers(older) | tx.numbers(newer)) <= tx.numbers(
-        newer if longer_is_newer else older
-    ):
+    if not (_numbers(older) | _numbers(newer)) <= _numbers(newer if longer_is_newer else older):
         return result(Relation.OTHER, "numbers differ")
     if _is_block(short, long):
         return result(Relation.CONTAINS, "one text contains the other", longer_is_newer)
@@ -110,12 +145,12 @@ def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
 
 
 def _negation_flip(older: str, newer: str, overlap: float, limits: RuleThresholds) -> str:
-    neg_a, neg_b = tx.negated(older), tx.negated(newer)
+    neg_a, neg_b = _negated(older), _negated(newer)
     if neg_a == neg_b or overlap < limits.flip_min_overlap:
         return ""
     negated_text, plain_text = (older, newer) if neg_a else (newer, older)
     scope = tx.negated_terms(negated_text)
-    plain_words = set(tx.core_sequence(plain_text))
+    plain_words = set(_core(plain_text))
     # "anymore" retracts the whole statement, wherever it stands.
     whole = tx.has_phrase(negated_text, ("anymore", "any more", "not anymore"))
     hit = scope & plain_words
@@ -126,14 +161,14 @@ def _negation_flip(older: str, newer: str, overlap: float, limits: RuleThreshold
 
 
 def _value_change(older: str, newer: str, limits: RuleThresholds, cue: bool) -> str:
-    values_a, values_b = tx.slot_values(older), tx.slot_values(newer)
+    values_a, values_b = _slot_values(older), _slot_values(newer)
     gone, came = values_a - values_b, values_b - values_a
     # Exactly one slot swapped: several values changing at once is another statement.
     if len(gone) != 1 or len(came) != 1:
         return ""
     stemmed_values = {tx.stem(v) for v in values_a | values_b} | values_a | values_b
-    core_a = {w for w in tx.core_sequence(older) if w not in stemmed_values}
-    core_b = {w for w in tx.core_sequence(newer) if w not in stemmed_values}
+    core_a = {w for w in _core(older) if w not in stemmed_values}
+    core_b = {w for w in _core(newer) if w not in stemmed_values}
     shared = core_a & core_b
     other_diff = len(core_a ^ core_b)
     # A change cue ("moved to Berlin") stands in for one shared word ("lives in Paris").
@@ -148,7 +183,7 @@ def _value_change(older: str, newer: str, limits: RuleThresholds, cue: bool) -> 
 def _same_polarity_or_outside(older: str, newer: str) -> bool:
     """Containment is allowed when both have the same polarity, or the negation only
     covers words the other text never said ("likes coffee" / "likes coffee, not tea")."""
-    neg_a, neg_b = tx.negated(older), tx.negated(newer)
+    neg_a, neg_b = _negated(older), _negated(newer)
     if neg_a == neg_b:
         return True
     negated_text, plain_text = (older, newer) if neg_a else (newer, older)
@@ -163,11 +198,11 @@ def _dice(a: set[str], b: set[str]) -> float:
     return 2.0 * len(a & b) / (len(a) + len(b))
 
 
-def _is_block(short: list[str], long: list[str]) -> bool:
+def _is_block(short: Sequence[str], long: Sequence[str]) -> bool:
     n = len(short)
     return any(long[i : i + n] == short for i in range(len(long) - n + 1))
 
 
-def _is_subsequence(short: list[str], long: list[str]) -> bool:
+def _is_subsequence(short: Sequence[str], long: Sequence[str]) -> bool:
     remaining = iter(long)
     return all(word in remaining for word in short)

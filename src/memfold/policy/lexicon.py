@@ -223,8 +223,17 @@ def canonical_text(text: str) -> str:
     out = _CLOCK_24.sub(lambda m: f"t{int(m.group(1)):02d}:{m.group(2)}", out)
     out = _ORDINAL_DIGITS.sub(r"\1", out)
     out = _SPELLED.sub(_spelled_number, out)
-    for pattern, replacement in _COMPILED_PHRASES:
-        out = pattern.sub(replacement, out)
+    return rewrite_phrases(out)
+
+
+def rewrite_phrases(text: str) -> str:
+    """Every phrase rewrite (``PHRASES``) applied in turn to ``text`` (lowercased)."""
+    out = text
+    for any_of, group in _PHRASE_GROUPS:
+        if any_of.search(out) is None:
+            continue  # none of the group matches, and skipping it leaves ``out`` as is
+        for pattern, replacement in group:
+            out = pattern.sub(replacement, out)
     return out
 
 
@@ -261,4 +270,18 @@ def _spelled_number(match: re.Match[str]) -> str:
 
 _COMPILED_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(rf"\b(?:{pattern})(?=\W|$)"), replacement) for pattern, replacement in PHRASES
+)
+
+# The rewrites in order, in groups with one alternation of the group's patterns: most
+# texts hold no phrase at all, and one search of a group that finds nothing stands for
+# its patterns' substitutions (none would change the text). A group that finds
+# something has its rewrites applied one by one, in order, as before, so the result is
+# exactly that of applying every rewrite in turn (about 4x faster on persona sentences).
+_PHRASE_GROUP_SIZE = 12
+_PHRASE_GROUPS: tuple[tuple[re.Pattern[str], tuple[tuple[re.Pattern[str], str], ...]], ...] = tuple(
+    (
+        re.compile("|".join(p.pattern for p, _ in _COMPILED_PHRASES[i : i + _PHRASE_GROUP_SIZE])),
+        _COMPILED_PHRASES[i : i + _PHRASE_GROUP_SIZE],
+    )
+    for i in range(0, len(_COMPILED_PHRASES), _PHRASE_GROUP_SIZE)
 )
