@@ -11,7 +11,10 @@ from typing import Any
 from memfold.async_review import AsyncReview
 from memfold.engine import transfer
 from memfold.engine.erase import ForgetReport
+from memfold.engine.lifecycle.rehydrate import Rehydrated
+from memfold.engine.lifecycle.tick import TickReport
 from memfold.engine.scopes import DeleteAllResult
+from memfold.engine.vector_index_build import VectorIndexBuilt
 from memfold.memory import Memory, _Dicts, _Ints, _Results
 from memfold.memory_read import _Hits, _Logs, _Records, _Scopes
 from memfold.model import AddResult, JSONDict, MemoryRecord
@@ -70,6 +73,14 @@ class AsyncMemory:
         result: _Ints = await self._run(self.sync.undo, log_id, **kwargs)
         return result
 
+    async def tick(self, now: datetime | None = None) -> TickReport:
+        result: TickReport = await self._run(self.sync.tick, now)
+        return result
+
+    async def rehydrate(self, memory_id: str) -> Rehydrated:
+        result: Rehydrated = await self._run(self.sync.rehydrate, memory_id)
+        return result
+
     @property
     def review(self) -> AsyncReview:
         """Batch review as coroutines: ``await mem.review.run(user_id=...)`` and so on."""
@@ -109,6 +120,10 @@ class AsyncMemory:
 
     async def reembed(self, **kwargs: Any) -> int:
         result: int = await self._run(self.sync.reembed, **kwargs)
+        return result
+
+    async def build_vector_index(self) -> VectorIndexBuilt:
+        result: VectorIndexBuilt = await self._run(self.sync.build_vector_index)
         return result
 
     async def close(self) -> None:

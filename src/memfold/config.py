@@ -32,6 +32,7 @@ from memfold.config_check import (
     read_config_file,
 )
 from memfold.errors import ConfigError
+from memfold.model import Area
 
 APP_NAME = "memfold"
 
@@ -47,8 +48,14 @@ class StoreSettings(Section):
     # StoreUnavailable.
     pool_max_size: int = Field(10, ge=1)
     connect_timeout_s: float = Field(10.0, gt=0)
-    # PostgreSQL vector search on pgvector's HNSW index (PostgresStore.vector_search;
-    # not used by Memory.search yet). Build parameters of ensure_vector_index (graph
+    # Where Memory.search finds a PostgreSQL store's nearest vectors: "database" (the
+    # server: pgvector's HNSW index for big scopes, an exact scan for small ones; no
+    # process loads the scope) or "process" (the scope's vectors read into this
+    # process's numpy index, as for SQLite). Consolidation's candidate search always
+    # uses the process index (batched matrix products, exact).
+    pg_vector_search: Literal["database", "process"] = "database"
+    # PostgreSQL vector search on pgvector's HNSW index (PostgresStore.vector_search,
+    # behind Memory.search). Build parameters of ensure_vector_index (graph
     # degree, candidate list while building), the candidate list while searching
     # (hnsw.ef_search; at least k is used), and the scope size, counting only the
     # statuses searched, up to which the search is an exact scan of the scope instead:
@@ -171,6 +178,9 @@ class ConsolidationSettings(Section):
     delete_min_confidence: float = Field(0.80, ge=0.0, le=1.0)
     candidates_fetched: int = Field(10, ge=1)
     candidates_judged: int = Field(5, ge=1)
+    # When saves newer than the one judged (a backlog) take the nearest places fetched,
+    # the search is widened (x4) up to this many, so an older memory is not hidden.
+    candidates_fetch_max: int = Field(1000, ge=1)
     # One consolidation decision (the judge call for a batch, retries included) that takes
     # longer is abandoned: a transient SKIP, retried after a backoff.
     timeout_s: float = Field(60.0, gt=0)
@@ -191,6 +201,9 @@ class ConsolidationSettings(Section):
     # backoff_max_s, before it is tried again.
     backoff_s: float = Field(5.0, gt=0)
     backoff_max_s: float = Field(600.0, gt=0)
+    # A job whose targets moved under it (another worker wrote them) is tried again
+    # after a random wait below conflict_backoff_s * 2^(attempts - 1).
+    conflict_backoff_s: float = Field(0.05, ge=0.0)
     # Information-loss guard: share of a source's content words a result must keep.
     min_content_word_recall: float = Field(0.8, ge=0.0, le=1.0)
     # The result check (memfold.policy.result_check): content words a judge-written text
@@ -275,12 +288,43 @@ class LifecycleSettings(Section):
     cluster_similarity: float = Field(0.70, ge=0.0, le=1.0)
     cluster_size: int = Field(5, ge=2)
     summary_link_weight: float = Field(0.8, ge=0.0, le=1.0)
-    stability_base: float = 0.1
-    stability_per_importance: float = 0.3
-    beta_episodic_days: float = 45.0
-    beta_semantic_days: float = 120.0
-    floor_core: float = 0.60
-    floor_other: float = 0.02
+    stability_base: float = Field(0.1, ge=0.0, le=1.0)
+    stability_per_importance: float = Field(0.3, ge=0.0, le=1.0)
+    # Retention (DESIGN.md): R = max(floor, exp(-dt / (S * B * beta))), B = min(1 +
+    # boost_per_importance * importance, boost_cap); procedural memories never fade.
+    beta_episodic_days: float = Field(45.0, gt=0)
+    beta_semantic_days: float = Field(120.0, gt=0)
+    beta_core_days: float = Field(120.0, gt=0)
+    boost_per_importance: float = Field(2.0, ge=0.0)
+    boost_cap: float = Field(3.0, ge=1.0)
+    floor_core: float = Field(0.60, ge=0.0, le=1.0)
+    floor_other: float = Field(0.02, ge=0.0, le=1.0)
+    # The spacing effect: a retrieval dt days after the previous one adds
+    # spacing_gain * min(spacing_max_steps, dt / spacing_days) to stability (cap 1).
+    spacing_gain: float = Field(0.1, ge=0.0, le=1.0)
+    spacing_days: float = Field(7.0, gt=0)
+    spacing_max_steps: float = Field(2.0, ge=0.0)
+    stability_cap: float = Field(1.0, gt=0.0, le=1.0)
+    # A memory retrieved this many times becomes core (exempt from fading and
+    # compression); 0 turns promotion off.
+    core_promotion_accesses: int = Field(10, ge=0)
+    # Default time to live per area, in seconds (e.g. {"fragments": 86400}); a memory
+    # added to such an area without expires_at or ttl expires that long after creation.
+    ttl_by_area: dict[str, float] = Field(default_factory=dict)
+    # A tick logs its changes in entries of at most this many memories each (all in one
+    # transaction); each entry is undone on its own.
+    tick_log_batch: int = Field(500, ge=1)
+
+    @field_validator("ttl_by_area")
+    @classmethod
+    def _check_ttl(cls, value: dict[str, float]) -> dict[str, float]:
+        areas = {a.value for a in Area}
+        for area, seconds in value.items():
+            if area not in areas:
+                raise ValueError(f"unknown area {area!r} (one of {', '.join(sorted(areas))})")
+            if not seconds > 0:
+                raise ValueError(f"ttl of area {area!r} must be > 0 seconds, got {seconds!r}")
+        return value
 
 
 class ConversationSettings(Section):

@@ -6,7 +6,7 @@ import logging
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,9 @@ from memfold.engine.context import Context
 from memfold.engine.feedback import feedback as record_feedback
 from memfold.engine.ingest import NewMemory, build_records, store_claimed, store_records
 from memfold.engine.lease import current_owner, reclaim_dead
+from memfold.engine.lifecycle.expiry import add_warnings, clean_expiry
+from memfold.engine.lifecycle.rehydrate import Rehydrated, rehydrate
+from memfold.engine.lifecycle.tick import TickReport, tick
 from memfold.engine.review.api import Review
 from memfold.engine.undo import undo as undo_change
 from memfold.engine.worker import BackgroundWorker, decide_now, drain
@@ -28,6 +31,7 @@ from memfold.errors import InvalidInput
 from memfold.index.vector_index import VectorIndex
 from memfold.judge.base import Judge
 from memfold.judge.select import make_judge
+from memfold.memory_maintenance import MaintenanceMethods
 from memfold.memory_read import ReadMethods
 from memfold.model import (
     AddResult,
@@ -38,6 +42,7 @@ from memfold.model import (
     MemoryRecord,
     parse_time,
 )
+from memfold.policy.categorize import categorize
 from memfold.policy.validate import (
     clean_enum,
     clean_metadata,
@@ -58,7 +63,7 @@ _Results = list[AddResult]
 _Ints = list[int]
 
 
-class Memory(ReadMethods):
+class Memory(ReadMethods, MaintenanceMethods):
     """A memory store that consolidates itself on every save (reading methods: get,
     search, list, list_scopes, history, log are in memory_read.ReadMethods).
 
@@ -126,7 +131,10 @@ class Memory(ReadMethods):
             return
         cfg = self.settings.store
         self.ctx.accesses = AccessBuffer(
-            self.store, flush_count=cfg.access_flush_count, flush_age_s=cfg.access_flush_age_s
+            self.store,
+            flush_count=cfg.access_flush_count,
+            flush_age_s=cfg.access_flush_age_s,
+            spacing=self.settings.lifecycle,
         )
         reclaim_dead(self.store)  # jobs a killed process left running are claimable now
         if self.mode is ConsolidateMode.BACKGROUND:
@@ -152,22 +160,30 @@ class Memory(ReadMethods):
     # input ------------------------------------------------------------------
     def _new(self, text: object, **kw: Any) -> NewMemory:
         cfg = self.settings.store
+        area = clean_enum(kw.get("area") or Area.MAIN, Area, "area")
+        expires_at, ttl = clean_expiry(
+            kw.get("expires_at"), kw.get("ttl"), area, self.settings.lifecycle
+        )
         created = kw.get("created_at")
         if created is not None and not isinstance(created, datetime):
             try:
                 created = parse_time(created)
             except (TypeError, ValueError):
                 raise InvalidInput(f"created_at is not a date/time: {created!r}") from None
+        body = clean_text(text, max_chars=cfg.max_text_chars)
+        category = kw.get("category")  # none given: by rules (policy/categorize.py)
         return NewMemory(
-            text=clean_text(text, max_chars=cfg.max_text_chars),
+            text=body,
             scope=self._scope(kw.get("user_id"), kw.get("agent_id"), kw.get("session_id")),
-            area=clean_enum(kw.get("area") or Area.MAIN, Area, "area"),
-            category=clean_enum(kw.get("category") or Category.SEMANTIC, Category, "category"),
+            area=area,
+            category=clean_enum(category, Category, "category") if category else categorize(body),
             importance=clean_unit(kw.get("importance", 0.5), "importance"),
             sources=clean_sources(kw.get("sources"), max_items=cfg.max_sources),
             metadata=clean_metadata(kw.get("metadata")),
             embedding=kw.get("embedding"),
             created_at=created,
+            expires_at=expires_at,
+            ttl=ttl,
         )
 
     # writing ----------------------------------------------------------------
@@ -179,14 +195,18 @@ class Memory(ReadMethods):
         agent_id: str | None = None,
         session_id: str | None = None,
         area: str | Area = Area.MAIN,
-        category: str | Category = Category.SEMANTIC,
+        category: str | Category | None = None,
         importance: float = 0.5,
         sources: Sequence[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
         embedding: Sequence[float] | None = None,
         created_at: datetime | str | None = None,
+        expires_at: datetime | str | None = None,
+        ttl: timedelta | float | None = None,
     ) -> AddResult:
-        """Store one memory; consolidation follows per the mode (see class doc)."""
+        """Store one memory; consolidation follows per the mode (see class doc). No
+        ``category``: assigned by rules. ``expires_at``/``ttl`` (or the area's default):
+        a tick marks it expired then; already past, it is stored expired (``warnings``)."""
         item = self._new(
             text,
             user_id=user_id,
@@ -199,22 +219,25 @@ class Memory(ReadMethods):
             metadata=metadata,
             embedding=embedding,
             created_at=created_at,
+            expires_at=expires_at,
+            ttl=ttl,
         )
         (record,) = build_records(self.ctx, [item])
+        warnings = add_warnings(record)
         if self.mode is ConsolidateMode.SYNC:
             # Stored with its job already claimed by this thread: no concurrent worker
             # can take it, so the decision applies once, here.
             job = store_claimed(self.ctx, record, current_owner())
-            result = AddResult(record, job_id=job.id)
+            result = AddResult(record, job_id=job.id, warnings=warnings)
             outcome = decide_now(self.ctx, self.judge, job)
             result.decision, result.log_id = outcome.decision, outcome.log_id
             result.memory = self.get(record.id)
             return result
         enqueue = self.mode is not ConsolidateMode.OFF
         job_ids = store_records(self.ctx, [record], enqueue=enqueue)
-        result = AddResult(record, job_id=job_ids[0] if job_ids else None)
+        result = AddResult(record, job_id=job_ids[0] if job_ids else None, warnings=warnings)
         if self._worker is not None:
-            self._worker.notify()
+            self._worker.notify(adds=1)
         return result
 
     def add_many(
@@ -248,12 +271,13 @@ class Memory(ReadMethods):
         enqueue = consolidate and self.mode is not ConsolidateMode.OFF
         job_ids = store_records(self.ctx, records, enqueue=enqueue)
         results = [
-            AddResult(r, job_id=job_ids[i] if job_ids else None) for i, r in enumerate(records)
+            AddResult(r, job_id=job_ids[i] if job_ids else None, warnings=add_warnings(r))
+            for i, r in enumerate(records)
         ]
         if enqueue and self.mode is ConsolidateMode.SYNC:
             self.flush()
-        elif enqueue and self._worker is not None:
-            self._worker.notify()
+        elif self._worker is not None:
+            self._worker.notify(adds=len(records))
         return results
 
     def update(
@@ -329,6 +353,15 @@ class Memory(ReadMethods):
         if isinstance(log_id, bool) or not isinstance(log_id, int):
             raise InvalidInput(f"log_id must be an integer, got {log_id!r}")
         return undo_change(self.ctx, log_id, cascade=cascade)
+
+    def tick(self, now: datetime | None = None) -> TickReport:
+        """The lifecycle tick: TTL expiry, core promotion, cold migration, the conflict
+        queue, compression of fading clusters (engine/lifecycle/tick.py)."""
+        return tick(self.ctx, self.judge, now)
+
+    def rehydrate(self, memory_id: str) -> Rehydrated:
+        """A cold memory, or a summary's originals, back to the hot tier (logged)."""
+        return rehydrate(self.ctx, self._resolve_id(memory_id))
 
     @property
     def review(self) -> Review:
@@ -423,4 +456,6 @@ _ADD_KEYS = {
     "metadata",
     "embedding",
     "created_at",
+    "expires_at",
+    "ttl",
 }

@@ -77,9 +77,10 @@ class ReadMethods:
         offset: int = 0,
     ) -> _Hits:
         """Hybrid (vector + keyword, fused) search in one scope. ``deep`` includes
-        superseded, archived and expired memories. ``filters``: metadata filter (see
-        README), applied before ranking. ``threshold``: drop hits whose cosine similarity
-        to the query (``vector_score``, -1..1) is below it; not for mode="keyword".
+        superseded, archived and expired memories and the cold tier. ``filters``:
+        metadata filter (see README), applied before ranking. ``threshold``: drop hits
+        whose cosine similarity to the query (``vector_score``, -1..1) is below it; not
+        for mode="keyword".
         ``offset``: skip that many hits of the ranking (pages of ``k``)."""
         text = clean_text(query, max_chars=self.settings.store.max_text_chars, what="query")
         if mode not in ("hybrid", "vector", "keyword"):

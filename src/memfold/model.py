@@ -162,6 +162,8 @@ class MemoryRecord:
     embedding: Vector | None = None
     embedding_model: str | None = None
     version: int = 1
+    # When the memory stops being valid (a TTL); the lifecycle tick then marks it expired.
+    expires_at: datetime | None = None
 
     def copy(self, **changes: Any) -> MemoryRecord:
         return replace(self, **changes)
@@ -191,6 +193,7 @@ class MemoryRecord:
             "content_hash": self.content_hash,
             "embedding_model": self.embedding_model,
             "version": self.version,
+            "expires_at": _iso(self.expires_at),
         }
         if with_embedding:
             data["embedding"] = None if self.embedding is None else self.embedding.tolist()
@@ -223,6 +226,7 @@ class MemoryRecord:
             embedding=None if emb is None else np.asarray(emb, dtype=np.float32),
             embedding_model=data.get("embedding_model"),
             version=int(data.get("version", 1)),
+            expires_at=parse_time(data.get("expires_at")),
         )
 
 
@@ -380,6 +384,8 @@ class AddResult:
     decision: Decision | None = None
     log_id: int | None = None
     job_id: int | None = None
+    # What the caller should know about how it was stored (e.g. an expiry already past).
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -159,11 +159,14 @@ def test_migration_2_keeps_rows_and_scopes_keyword_search(
         patched.setattr(connection, "MIGRATIONS", MIGRATIONS[:1])
         patched.setattr(connection, "LATEST_VERSION", 1)
         old = PostgresStore(pg_url)
+        # the rows are written by today's codec: the column migration 4 adds comes first
+        # (migration 4 adds it only if it is missing)
+        old._db.write("ALTER TABLE memories ADD COLUMN expires_at TIMESTAMPTZ")
         old.insert_memories([rec("a", "Kim grows tomatoes"), rec("b", "tomatoes", Scope("u9"))])
         assert old.schema_version() == 1
         old.close()
     store = PostgresStore(pg_url)
-    assert store.schema_version() == LATEST_VERSION == 3
+    assert store.schema_version() == LATEST_VERSION
     hits = store.keyword_search(Scope("u1"), "tomatoes", 5, statuses=[Status.ACTIVE])
     assert [h[0] for h in hits] == ["a"]
     # only stop words for PostgreSQL: nothing matches (not the whole scope)

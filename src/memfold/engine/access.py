@@ -16,6 +16,11 @@ dropped while the Memory is open, and ``close()`` logs a warning naming how many
 could not write. A crash (SIGKILL, power loss) loses the accesses not yet flushed: at
 most ``access_flush_count`` of them or ``access_flush_age_s`` seconds' worth.
 
+With ``spacing`` (the lifecycle settings), a flush also grows the stability of each
+memory it writes by the spacing effect (policy.retention.stability_after_access: the
+longer since the previous access, the more), in the same transaction: a search still
+never writes.
+
 ``overlay`` adds this process's unwritten accesses to a record read from the store,
 so ``Memory.get()`` shows them without a flush (other processes' unwritten ones
 appear once those processes flush). A forked child starts with an empty buffer (what
@@ -34,7 +39,9 @@ import weakref
 from collections.abc import Iterable
 from datetime import datetime
 
+from memfold.config import LifecycleSettings
 from memfold.model import MemoryRecord
+from memfold.policy.retention import days_between, last_touch, stability_after_access
 from memfold.store.base import Store
 
 log = logging.getLogger(__name__)
@@ -47,8 +54,16 @@ _OPEN: weakref.WeakSet[AccessBuffer] = weakref.WeakSet()
 class AccessBuffer:
     """Counts retrievals in memory and writes them in batches (see the module doc)."""
 
-    def __init__(self, store: Store, *, flush_count: int, flush_age_s: float) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        flush_count: int,
+        flush_age_s: float,
+        spacing: LifecycleSettings | None = None,
+    ) -> None:
         self._store = store
+        self._spacing = spacing
         self._flush_count = flush_count
         self._flush_age_s = flush_age_s
         self._lock = threading.Lock()  # guards the fields below
@@ -124,7 +139,7 @@ class AccessBuffer:
             if not batch:
                 return 0
             try:
-                self._store.add_accesses([(i, n, when) for i, (n, when) in batch.items()])
+                self._write(batch)
             except Exception as exc:  # busy, locked, disk error: keep them, retry later
                 self._put_back(batch, count)
                 level = logging.WARNING if self._failures == 1 else logging.DEBUG
@@ -134,6 +149,20 @@ class AccessBuffer:
                 self._inflight = {}
                 self._failures = 0
             return count
+
+    def _write(self, batch: dict[str, Tally]) -> None:
+        rows = [(i, n, when) for i, (n, when) in batch.items()]
+        if self._spacing is None:
+            self._store.add_accesses(rows)
+            return
+        cfg = self._spacing
+        with self._store.transaction():
+            grown = []
+            for memory in self._store.get_memories(batch).values():
+                days = days_between(last_touch(memory), batch[memory.id][1])
+                grown.append((memory.id, stability_after_access(memory.stability, days, cfg)))
+            self._store.set_stabilities(grown)
+            self._store.add_accesses(rows)
 
     def _put_back(self, batch: dict[str, Tally], count: int) -> None:
         with self._lock:

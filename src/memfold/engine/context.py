@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 
 import numpy as np
 
@@ -11,7 +12,7 @@ from memfold.config import Settings
 from memfold.embed.base import Embedder
 from memfold.engine.access import AccessBuffer
 from memfold.index.vector_index import VectorIndex
-from memfold.model import Vector
+from memfold.model import Vector, utcnow
 from memfold.store.base import Store
 
 
@@ -23,6 +24,9 @@ class Context:
     settings: Settings
     # Where searches count their hits' retrievals; None (a read-only store): not counted.
     accesses: AccessBuffer | None = None
+    # What "now" is for the lifecycle (retention, TTL, ticks): replaceable, so tests and
+    # simulations run months in seconds.
+    clock: Callable[[], datetime] = field(default=utcnow)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts))

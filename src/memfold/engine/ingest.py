@@ -18,11 +18,12 @@ from memfold.model import (
     JSONDict,
     MemoryRecord,
     Scope,
+    Status,
     Vector,
     content_hash,
     new_id,
-    utcnow,
 )
+from memfold.policy import retention
 
 
 @dataclass(slots=True)
@@ -39,11 +40,13 @@ class NewMemory:
     embedding: Vector | None = None
     created_at: datetime | None = None
     valid_from: datetime | None = None
+    # Time to live (engine/lifecycle/expiry.py): an absolute time, or a span from creation.
+    expires_at: datetime | None = None
+    ttl: timedelta | None = None
 
 
 def initial_stability(ctx: Context, importance: float) -> float:
-    lc = ctx.settings.lifecycle
-    return min(1.0, lc.stability_base + lc.stability_per_importance * importance)
+    return retention.initial_stability(importance, ctx.settings.lifecycle)
 
 
 def build_records(ctx: Context, items: Sequence[NewMemory]) -> list[MemoryRecord]:
@@ -59,11 +62,12 @@ def build_records(ctx: Context, items: Sequence[NewMemory]) -> list[MemoryRecord
             raise InvalidInput("the embedder returned a non-finite vector")
         for row, i in enumerate(missing):
             vectors[i] = fresh[row]
-    now = utcnow()
+    now = ctx.clock()
     records = []
     for n, (item, vec) in enumerate(zip(items, vectors, strict=True)):
         # One microsecond apart: a batch keeps its order in time, so "newer" stays defined.
         created = item.created_at or now + timedelta(microseconds=n)
+        expires = item.expires_at or (None if item.ttl is None else created + item.ttl)
         records.append(
             MemoryRecord(
                 id=new_id(),
@@ -81,6 +85,8 @@ def build_records(ctx: Context, items: Sequence[NewMemory]) -> list[MemoryRecord
                 content_hash=content_hash(item.text),
                 embedding=vec,
                 embedding_model=ctx.embedder.model_id,
+                expires_at=expires,
+                status=Status.EXPIRED if expires is not None and expires <= now else Status.ACTIVE,
             )
         )
     return records

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from memfold.engine.context import Context
 from memfold.engine.lease import current_owner, heartbeat, reclaim_dead
+from memfold.engine.lifecycle.tick import tick
 from memfold.engine.on_save import Outcome, process_jobs
 from memfold.judge.base import Judge
 from memfold.judge.rules import RuleJudge
@@ -86,6 +87,7 @@ def run_worker(
     stop = stop or threading.Event()
     poll = ctx.settings.consolidation.worker_poll_s
     total = 0
+    schedule = TickSchedule(ctx, judge)
     while True:
         try:
             handled = drain(ctx, judge)
@@ -93,18 +95,50 @@ def run_worker(
             log.exception("a consolidation pass failed; the worker goes on")
             handled = 0
         total += handled
+        schedule.added(handled)  # each save decided was one add
+        schedule.maybe_tick()
         if handled and report is not None:
             report(handled)
         if once or stop.wait(poll):
             return total
 
 
-class BackgroundWorker:
-    """A daemon thread that drains jobs while the Memory is open."""
+class TickSchedule:
+    """The lifecycle tick every ``lifecycle.tick_every_adds`` adds (0: never). A tick that
+    fails is logged; the worker goes on and the next add counts toward the next one."""
 
     def __init__(self, ctx: Context, judge: Judge) -> None:
         self._ctx = ctx
         self._judge = judge
+        self._lock = threading.Lock()
+        self._adds = 0
+
+    def added(self, n: int) -> None:
+        with self._lock:
+            self._adds += n
+
+    def maybe_tick(self) -> bool:
+        every = self._ctx.settings.lifecycle.tick_every_adds
+        with self._lock:
+            if every <= 0 or self._adds < every:
+                return False
+            self._adds = 0
+        try:
+            tick(self._ctx, self._judge)
+        except Exception:
+            log.exception("lifecycle tick failed; the worker goes on")
+            return False
+        return True
+
+
+class BackgroundWorker:
+    """A daemon thread that drains jobs while the Memory is open (and runs the lifecycle
+    tick every ``lifecycle.tick_every_adds`` adds)."""
+
+    def __init__(self, ctx: Context, judge: Judge) -> None:
+        self._ctx = ctx
+        self._judge = judge
+        self.schedule = TickSchedule(ctx, judge)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._idle = threading.Event()
@@ -112,7 +146,9 @@ class BackgroundWorker:
         self._thread = threading.Thread(target=self._run, name="memfold-worker", daemon=True)
         self._thread.start()
 
-    def notify(self) -> None:
+    def notify(self, adds: int = 0) -> None:
+        """Work is waiting (``adds`` memories were just added)."""
+        self.schedule.added(adds)
         self._idle.clear()
         self._wake.set()
 
@@ -140,6 +176,7 @@ class BackgroundWorker:
                 drain(self._ctx, self._judge)
             except Exception:  # the worker must outlive any one bad batch
                 log.exception("background consolidation failed; jobs stay pending")
+            self.schedule.maybe_tick()
             if not self._wake.is_set():
                 self._idle.set()
 

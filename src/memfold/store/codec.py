@@ -26,7 +26,7 @@ MEMORY_COLUMNS = (
     "id, user_id, agent_id, session_id, scope_key, text, area, category, importance, "
     "stability, access_count, last_access_at, created_at, updated_at, valid_from, valid_to, "
     "status, tier, superseded_by, consolidated_from, sources, metadata, content_hash, "
-    "embedding, embedding_model, embedding_dim, version"
+    "embedding, embedding_model, embedding_dim, version, expires_at"
 )
 MEMORY_COLUMNS_NO_VEC = MEMORY_COLUMNS.replace("embedding, ", "NULL, ", 1)
 
@@ -72,6 +72,7 @@ def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
         r.embedding_model,
         None if r.embedding is None else int(r.embedding.shape[0]),
         r.version,
+        _t(r.expires_at),
     )
 
 
@@ -100,6 +101,7 @@ def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
         embedding=blob_to_vec(row[23]),
         embedding_model=row[24],
         version=row[26],
+        expires_at=parse_time(row[27]),
     )
 
 

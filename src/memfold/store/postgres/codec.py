@@ -69,6 +69,7 @@ def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
         r.embedding_model,
         None if vec is None else int(vec.shape[0]),
         r.version,
+        r.expires_at,
     )
 
 
@@ -97,6 +98,7 @@ def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
         embedding=row[23],
         embedding_model=row[24],
         version=row[26],
+        expires_at=parse_time(row[27]),
     )
 
 

@@ -218,6 +218,16 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        4,
+        # The lifecycle (engine/lifecycle): a memory's time to live. NULL: it never
+        # expires; the tick marks a memory whose time has come 'expired'.
+        """
+        ALTER TABLE memories ADD COLUMN IF NOT EXISTS expires_at TIMESTAMPTZ;
+        CREATE INDEX IF NOT EXISTS memories_expires ON memories (expires_at)
+            WHERE expires_at IS NOT NULL;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

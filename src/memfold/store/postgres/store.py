@@ -238,6 +238,12 @@ class PostgresStore(
             [(n, when, when, i) for i, n, when in accesses],
         )
 
+    def set_stabilities(self, values: Sequence[tuple[str, float]]) -> None:
+        """(id, stability) each, in one transaction; version and seq unchanged."""
+        self._db.write_many(
+            "UPDATE memories SET stability = %s WHERE id = %s", [(s, i) for i, s in values]
+        )
+
     def stats(self) -> JSONDict:
         by_status = {
             str(k): int(v)

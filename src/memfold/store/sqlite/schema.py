@@ -246,6 +246,15 @@ MIGRATIONS: list[tuple[int, str]] = [
         END;
         """,
     ),
+    (
+        8,
+        # The lifecycle (engine/lifecycle): a memory's time to live. NULL: it never
+        # expires; the tick marks a memory whose time has come 'expired'.
+        """
+        ALTER TABLE memories ADD COLUMN expires_at TEXT;
+        CREATE INDEX memories_expires ON memories(expires_at) WHERE expires_at IS NOT NULL;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

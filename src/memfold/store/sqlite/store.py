@@ -130,7 +130,7 @@ class SQLiteStore(
         with self._db.transaction() as conn:
             base = self._next_seq(len(records))
             conn.executemany(
-                f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) VALUES ({_placeholders(28)})",
+                f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) VALUES ({_placeholders(29)})",
                 [(*memory_params(r), base + i) for i, r in enumerate(records)],
             )
 
@@ -264,6 +264,15 @@ class SQLiteStore(
                 "UPDATE memories SET access_count = access_count + ?, "
                 "last_access_at = max(coalesce(last_access_at, ''), ?) WHERE id = ?",
                 [(n, when.isoformat(), i) for i, n, when in accesses],
+            )
+
+    def set_stabilities(self, values: Sequence[tuple[str, float]]) -> None:
+        """(id, stability) each, in one transaction; version and seq unchanged."""
+        if not values:
+            return
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "UPDATE memories SET stability = ? WHERE id = ?", [(s, i) for i, s in values]
             )
 
     def stats(self) -> JSONDict:
