@@ -103,7 +103,8 @@ def main() -> None:
         truth, times = [], []
         for q in queries:
             start = time.perf_counter()
-            exact = store._exact(SCOPE.key(), ["active"], q, 10)
+            # exact_max_rows above the scope's size: the exact scan (plus its bounded count)
+            exact = store.vector_search(SCOPE, q, 10, exact_max_rows=len(vecs) + 1)
             times.append(time.perf_counter() - start)
             truth.append({int(mid[1:]) for mid, _ in exact})
         exact_st = stats_ms(times)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.scripted import ScriptedJudge, base, vec_with_cosine
-from memfold import Memory, Status
+from memfold import Memory, Settings, Status
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.on_save import candidates_for
 from memfold.judge.base import SaveItem
@@ -70,3 +70,39 @@ def test_a_merge_in_a_batch_is_seen_by_the_next_save_of_that_batch(
         assert [c.memory.id for c in again.candidates] == [merged_id]
         (kept,) = [e for e in mem.log(10) if e.input_ids[0] == later.memory.id]
         assert kept.action == "KEEP_SEPARATE" and kept.reasoning == merged_id
+
+
+def test_a_backlog_of_newer_restatements_does_not_hide_the_older_memory(
+    db_path: Path, embedder: LocalEmbedder
+) -> None:
+    # Twelve identical restatements wait in the queue (cosine 1 to each other); the
+    # memory they restate is older and a little further (cosine 0.95). The nearest ten of
+    # the first restatement are all newer saves, which are not its candidates: the search
+    # widens until it finds the older memory.
+    with Memory(db_path, embedder=embedder, consolidate="off") as setup:
+        known = setup.add("Sam likes tea", user_id="s", embedding=base()).memory
+    with Memory(db_path, embedder=embedder, consolidate="queue") as mem:
+        copies = [
+            mem.add("Sam likes tea.", user_id="s", embedding=vec_with_cosine(0.95)).memory
+            for _ in range(12)
+        ]
+        assert mem.settings.consolidation.candidates_fetched < len(copies)
+        found = candidates_for(mem.ctx, copies[0])
+        assert [c.memory.id for c in found] == [known.id]
+        # The last one's older candidates are the other copies first (nearer), then it.
+        last = [c.memory.id for c in candidates_for(mem.ctx, copies[-1])]
+        assert len(last) == mem.settings.consolidation.candidates_judged
+        assert set(last) <= {c.id for c in copies[:-1]}
+
+
+def test_the_widening_stops_at_the_configured_cap(db_path: Path, embedder: LocalEmbedder) -> None:
+    with Memory(db_path, embedder=embedder, consolidate="off") as setup:
+        setup.add("Sam likes tea", user_id="s", embedding=base())
+    settings = Settings(consolidation={"candidates_fetch_max": 10})
+    with Memory(db_path, settings=settings, embedder=embedder, consolidate="queue") as mem:
+        copies = [
+            mem.add("Sam likes tea.", user_id="s", embedding=vec_with_cosine(0.95)).memory
+            for _ in range(12)
+        ]
+        # At the cap the older memory stays out of reach: a missed merge, never a wrong one.
+        assert candidates_for(mem.ctx, copies[0]) == []

@@ -10,6 +10,7 @@ before them; a later save of a batch sees what the earlier ones changed.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -74,6 +75,15 @@ def candidates_for(
     if mine is None:
         return []
     older = [c for c in found if _origin(ctx, c.memory, order) < mine]
+    fetched = max(len(found), cfg.candidates_fetched)
+    # A backlog of saves newer than this one (restatements pending with it) can fill the
+    # nearest ones fetched and hide an older memory: fetch more until enough older ones
+    # are found, the scope has no more, or the cap is reached.
+    while len(older) < cfg.candidates_judged and len(found) >= fetched < cfg.candidates_fetch_max:
+        fetched = min(fetched * 4, cfg.candidates_fetch_max)
+        found = similar_active(ctx, record, k=fetched, min_similarity=cfg.discovery_threshold)
+        order.update(ctx.store.insertion_order([c.memory.id for c in found]))
+        older = [c for c in found if _origin(ctx, c.memory, order) < mine]
     older_channel = [c for c in channel if _origin(ctx, c.memory, order) < mine]
     return older[: cfg.candidates_judged] + older_channel[: cfg.update_channel_max]
 
@@ -283,9 +293,19 @@ def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision) -> Outcome
         return Outcome(item.new.id, decision, lost=True)  # another worker holds it now
     except ConflictError as exc:
         # A target moved since the decision: re-plan on the next run, never overwrite.
-        ctx.store.release_job(job.id, owner_of(job), f"conflict: {exc}")
+        # Workers that keep colliding on the same memories spread out (random delay).
+        ctx.store.release_job(
+            job.id, owner_of(job), f"conflict: {exc}", delay_s=conflict_delay(job, ctx)
+        )
         return Outcome(item.new.id, decision, retry=True)
     return Outcome(item.new.id, decision, log_id)
+
+
+def conflict_delay(job: Job, ctx: Context) -> float:
+    """A random wait in [0, conflict_backoff_s * 2^(attempts - 1)): jittered, so two
+    workers that collided do not collide again on their next try."""
+    cfg = ctx.settings.consolidation
+    return random.random() * cfg.conflict_backoff_s * 2.0 ** min(max(job.attempts - 1, 0), 16)
 
 
 def _check_drift(

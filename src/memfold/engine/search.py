@@ -17,12 +17,13 @@ from memfold.model import (
     Scope,
     SearchHit,
     Status,
+    Tier,
     Vector,
-    utcnow,
 )
 from memfold.policy.filters import Filter
 from memfold.policy.ranking import newer_first
 from memfold.policy.text import has_update_cue
+from memfold.store.base import DatabaseVectorSearch
 
 SearchMode = Literal["hybrid", "vector", "keyword"]
 ALL_STATUSES: tuple[Status, ...] = tuple(Status)
@@ -113,14 +114,8 @@ def search(
         floor = cfg.min_vector_score if mode == "hybrid" else None
         if threshold is not None:
             floor = threshold if floor is None else max(floor, threshold)
-        vector_hits = ctx.synced_index().search(
-            scope.key(),
-            query_vec,
-            depth,
-            statuses=statuses,
-            areas=areas,
-            min_score=floor,
-            only=only,
+        vector_hits = _vector_hits(
+            ctx, scope, query_vec, depth, statuses=statuses, areas=areas, floor=floor, only=only
         )
     if mode in ("hybrid", "keyword"):
         bm25 = None
@@ -145,10 +140,13 @@ def search(
     if query_vec is not None and threshold is not None:
         _add_cosines(ctx, scope.key(), vec_score, [mid for mid, _ in ranked], query_vec)
         ranked = [(mid, s) for mid, s in ranked if vec_score.get(mid, -2.0) >= threshold]
+    read: dict[str, MemoryRecord] = {}
+    if not deep:  # plain search skips the cold tier (engine/lifecycle/tick.py)
+        ranked = _hot_only(ctx, ranked, window, read)
     top = ranked[offset:window]
     if query_vec is not None:
         _add_cosines(ctx, scope.key(), vec_score, [mid for mid, _ in top], query_vec)
-    records = ctx.store.get_memories(mid for mid, _ in top)
+    records = read if not deep else ctx.store.get_memories(mid for mid, _ in top)
     hits = [
         SearchHit(records[mid], score, vec_score.get(mid), kw_rank.get(mid))
         for mid, score in top
@@ -161,20 +159,92 @@ def search(
     if record_access and hits and ctx.accesses is not None:
         # Counted in memory, written later in a batch: a search never writes
         # (engine/access.py).
-        ctx.accesses.record([h.memory.id for h in hits], utcnow())
+        ctx.accesses.record([h.memory.id for h in hits], ctx.clock())
     return hits
+
+
+def _hot_only(
+    ctx: Context, ranked: list[tuple[str, float]], window: int, read: dict[str, MemoryRecord]
+) -> list[tuple[str, float]]:
+    """The ranking without cold-tier memories, read in chunks of ``window`` until that
+    many hot ones are found (their records go into ``read``)."""
+    kept: list[tuple[str, float]] = []
+    step = max(window, 1)
+    for start in range(0, len(ranked), step):
+        chunk = ranked[start : start + step]
+        found = ctx.store.get_memories(mid for mid, _ in chunk)
+        for mid, score in chunk:
+            record = found.get(mid)
+            if record is not None and record.tier is not Tier.COLD:
+                kept.append((mid, score))
+                read[mid] = record
+        if len(kept) >= window:
+            break
+    return kept
+
+
+def database_search(ctx: Context) -> DatabaseVectorSearch | None:
+    """The store, when it finds nearest vectors itself and the settings ask for that
+    (PostgreSQL, ``store.pg_vector_search = "database"``); else None (the process index)."""
+    store = ctx.store
+    if ctx.settings.store.pg_vector_search != "database":
+        return None
+    return store if isinstance(store, DatabaseVectorSearch) else None
+
+
+def _vector_hits(
+    ctx: Context,
+    scope: Scope,
+    query: Vector,
+    depth: int,
+    *,
+    statuses: Sequence[Status],
+    areas: Sequence[Area] | None,
+    floor: float | None,
+    only: set[str] | None,
+) -> list[tuple[str, float]]:
+    """The ``depth`` nearest memories of the scope, best first: from the database when it
+    searches itself (no scope is loaded into this process), else from the process index."""
+    database = database_search(ctx)
+    if database is None:
+        return ctx.synced_index().search(
+            scope.key(), query, depth, statuses=statuses, areas=areas, min_score=floor, only=only
+        )
+    cfg = ctx.settings.store
+    hits = database.vector_search(
+        scope,
+        query,
+        depth,
+        statuses=statuses,
+        areas=areas,
+        model=ctx.embedder.model_id,
+        only=only,
+        ef_search=cfg.pg_hnsw_ef_search,
+        exact_max_rows=cfg.pg_exact_max_rows,
+    )
+    return [(mid, score) for mid, score in hits if floor is None or score >= floor]
 
 
 def _add_cosines(
     ctx: Context, scope_key: str, scores: dict[str, float], ids: Sequence[str], query: Vector
 ) -> None:
-    """The cosine to the query of hits only the keyword list found (from the index; the
-    scope is named so it is read again if the index dropped it meanwhile)."""
-    for mid in ids:
-        if mid not in scores:
-            vec = ctx.index.vector_of(mid, scope_key)
-            if vec is not None:
+    """The cosine to the query of hits only the keyword list found: from the stored
+    embeddings when the database searches (no scope loaded here), else from the index
+    (the scope is named so it is read again if the index dropped it meanwhile)."""
+    missing = [mid for mid in ids if mid not in scores]
+    if not missing:
+        return
+    if database_search(ctx) is not None:
+        records = ctx.store.get_memories(missing)
+        for mid in missing:
+            vec = records[mid].embedding if mid in records else None
+            if vec is not None and vec.shape == query.shape:
                 scores[mid] = float(vec @ query)
+        return
+    for mid in missing:
+        vec = ctx.index.vector_of(mid, scope_key)
+        if vec is not None:
+            scores[mid] = float(vec @ query)
 
 
 def _newer_first(hits: list[SearchHit], update_sim: float, plain_sim: float) -> list[SearchHit]:

@@ -7,11 +7,13 @@ joins the caller's ``transaction()`` when one is open.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
+
+import numpy as np
 
 from memfold.index.bm25 import Bm25Params
 from memfold.index.rows import IndexRow
@@ -31,7 +33,7 @@ from memfold.model import (
 )
 from memfold.policy.filters import Filter
 
-__all__ = ["IndexRow", "NewLogEntry", "Store"]
+__all__ = ["DatabaseVectorSearch", "IndexRow", "NewLogEntry", "Store"]
 
 
 @dataclass(slots=True)
@@ -97,6 +99,16 @@ class Store(Protocol):
     def add_accesses(self, accesses: Sequence[tuple[str, int, datetime]]) -> None:
         """(id, count, latest time) each: access_count += count, last_access_at = the
         later time; one transaction, version and seq unchanged, unknown ids skipped."""
+        ...
+
+    def lifecycle_rows(self, statuses: Sequence[Status]) -> list[MemoryRecord]:
+        """Memories of ``statuses`` with only what the lifecycle tick decides on (no text,
+        sources, metadata or vector: store/lifecycle_scan.py), in insertion order."""
+        ...
+
+    def set_stabilities(self, values: Sequence[tuple[str, float]]) -> None:
+        """(id, stability) each: the spacing effect of retrievals (engine/access.py); like
+        add_accesses, not a content change (version and seq unchanged), unknown ids skipped."""
         ...
 
     def stats(self) -> JSONDict: ...
@@ -194,8 +206,11 @@ class Store(Protocol):
         """Done. Raises LeaseLost if ``owner`` no longer holds it (rolls back the caller)."""
         ...
 
-    def release_job(self, job_id: int, owner: str, error: str | None) -> bool:
-        """Pending again at once; the attempt stays spent (a conflict, a crash)."""
+    def release_job(
+        self, job_id: int, owner: str, error: str | None, *, delay_s: float = 0.0
+    ) -> bool:
+        """Pending again, claimable after ``delay_s`` (at once by default); the attempt
+        stays spent (a conflict, a crash)."""
         ...
 
     def defer_job(
@@ -296,3 +311,29 @@ class Store(Protocol):
     def start_review_run(self, scope_key: str | None) -> int: ...
     def finish_review_run(self, run: ReviewRun) -> None: ...
     def list_review_runs(self, since: datetime | None = None) -> list[ReviewRun]: ...
+
+
+@runtime_checkable
+class DatabaseVectorSearch(Protocol):
+    """A store that finds nearest vectors itself (PostgreSQL: pgvector's HNSW index or
+    an exact scan), so a search need not load the scope into the process."""
+
+    def vector_indexes(self) -> dict[int, str]: ...
+
+    def ensure_vector_index(
+        self, dim: int, *, m: int = ..., ef_construction: int = ...
+    ) -> bool: ...
+
+    def vector_search(
+        self,
+        scope: Scope,
+        query: np.ndarray,
+        k: int,
+        *,
+        statuses: Sequence[Status] = ...,
+        areas: Sequence[Area] | None = None,
+        model: str | None = None,
+        only: Collection[str] | None = None,
+        ef_search: int = ...,
+        exact_max_rows: int = ...,
+    ) -> list[tuple[str, float]]: ...

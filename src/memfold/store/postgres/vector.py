@@ -25,13 +25,14 @@ Scores are cosine similarities, ``1 - (a <=> b)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from memfold.config import StoreSettings
-from memfold.model import Scope, Status
+from memfold.model import Area, Scope, Status
 from memfold.store.postgres.connection import Connections
 
 _DEFAULTS = StoreSettings()
@@ -89,63 +90,102 @@ class VectorSearchMixin:
         k: int,
         *,
         statuses: Sequence[Status] = (Status.ACTIVE,),
+        areas: Sequence[Area] | None = None,
+        model: str | None = None,
+        only: Collection[str] | None = None,
         ef_search: int = _DEFAULTS.pg_hnsw_ef_search,
         exact_max_rows: int = _DEFAULTS.pg_exact_max_rows,
     ) -> list[tuple[str, float]]:
-        """The ``k`` memories of ``scope`` (of ``statuses``) nearest to ``query`` by
-        cosine, best first, as ``(id, cosine)``; only embeddings of the query's
-        dimension count. See the module docstring for the two paths."""
+        """The ``k`` memories of ``scope`` (of ``statuses``, of ``areas`` when given)
+        nearest to ``query`` by cosine, best first, as ``(id, cosine)``; only embeddings
+        of the query's dimension count, and of ``model`` when given (vectors of another
+        model are not comparable even at the same dimension). ``only``: candidates
+        limited to these ids (a metadata filter's matches), always by the exact path.
+        See the module docstring for the two paths."""
         q = np.asarray(query, dtype=np.float32).ravel()
         dim = int(q.shape[0])
         if k < 1 or dim < 1:
             return []
-        wanted = [str(s) for s in statuses]
-        key = scope.key()
-        exact = dim not in self.vector_indexes() or (
-            self._bounded_count(key, wanted, exact_max_rows) <= exact_max_rows
+        where = _Where(
+            scope.key(),
+            [str(s) for s in statuses],
+            None if areas is None else [str(a) for a in areas],
+            model,
+            None if only is None else sorted(only),
+        )
+        if where.ids is not None and not where.ids:
+            return []
+        exact = (
+            where.ids is not None
+            or dim not in self.vector_indexes()
+            or (self._bounded_count(where, exact_max_rows) <= exact_max_rows)
         )
         if not exact:
-            hits = self._hnsw(key, wanted, q, k, max(int(ef_search), k))
+            hits = self._hnsw(where, q, k, max(int(ef_search), k))
             if len(hits) >= k:
                 return hits
-        return self._exact(key, wanted, q, k)
+        return self._exact(where, q, k)
 
-    def _bounded_count(self, key: str, statuses: list[str], limit: int) -> int:
+    def _bounded_count(self, where: _Where, limit: int) -> int:
         rows = self._q(
-            "SELECT count(*) FROM (SELECT 1 FROM memories "
-            "WHERE scope_key = %s AND status = ANY(%s) LIMIT %s) AS s",
-            (key, statuses, limit + 1),
+            f"SELECT count(*) FROM (SELECT 1 FROM memories WHERE {where.sql} LIMIT %s) AS s",
+            (*where.params, limit + 1),
         )
         return int(rows[0][0])
 
-    def _exact(
-        self, key: str, statuses: list[str], q: np.ndarray, k: int
-    ) -> list[tuple[str, float]]:
+    def _exact(self, where: _Where, q: np.ndarray, k: int) -> list[tuple[str, float]]:
         dim = int(q.shape[0])
         rows = self._q(
             f"SELECT id, 1 - (embedding::vector({dim}) <=> %s::vector({dim})) AS cos "
-            f"FROM memories WHERE scope_key = %s AND status = ANY(%s) "
+            f"FROM memories WHERE {where.sql} "
             f"AND embedding_dim = {dim} AND embedding IS NOT NULL "
             f"ORDER BY embedding::vector({dim}) <=> %s::vector({dim}), id LIMIT %s",
-            (q, key, statuses, q, k),
+            (q, *where.params, q, k),
         )
         return [(str(i), float(c)) for i, c in rows]
 
     def _hnsw(
-        self, key: str, statuses: list[str], q: np.ndarray, k: int, ef_search: int
+        self, where: _Where, q: np.ndarray, k: int, ef_search: int
     ) -> list[tuple[str, float]]:
         dim = int(q.shape[0])
         # The inner query has only the index's predicate and order, so the plan is the
         # HNSW scan whatever the statistics say of the scope (a scope estimated small
         # would otherwise be read through the (scope_key, status) index and sorted).
         sql = (
-            f"SELECT id, 1 - dist FROM (SELECT id, scope_key, status, "
+            f"SELECT id, 1 - dist FROM (SELECT id, scope_key, status, area, embedding_model, "
             f"embedding::vector({dim}) <=> %s::vector({dim}) AS dist "
-            f"FROM memories WHERE embedding_dim = {dim} ORDER BY dist LIMIT %s) AS c "
-            f"WHERE scope_key = %s AND status = ANY(%s) ORDER BY dist, id LIMIT %s"
+            f"FROM memories WHERE embedding_dim = {dim} ORDER BY dist LIMIT %s) AS memories "
+            f"WHERE {where.sql} ORDER BY dist, id LIMIT %s"
         )
         with self._db.connection() as conn, conn.transaction():
             conn.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
             conn.execute("SET LOCAL enable_seqscan = off")
-            rows = conn.execute(sql, (q, ef_search, key, statuses, k), binary=True).fetchall()
+            rows = conn.execute(sql, (q, ef_search, *where.params, k), binary=True).fetchall()
         return [(str(i), float(c)) for i, c in rows]
+
+
+@dataclass(frozen=True)
+class _Where:
+    """The row filter of one vector search, as SQL over ``memories`` and its params."""
+
+    scope_key: str
+    statuses: list[str]
+    areas: list[str] | None
+    model: str | None
+    ids: list[str] | None
+
+    @property
+    def sql(self) -> str:
+        parts = ["scope_key = %s", "status = ANY(%s)"]
+        if self.areas is not None:
+            parts.append("area = ANY(%s)")
+        if self.model is not None:
+            parts.append("embedding_model = %s")
+        if self.ids is not None:
+            parts.append("id = ANY(%s)")
+        return " AND ".join(parts)
+
+    @property
+    def params(self) -> tuple[Any, ...]:
+        extra = [p for p in (self.areas, self.model, self.ids) if p is not None]
+        return (self.scope_key, self.statuses, *extra)

@@ -103,13 +103,18 @@ class JobsTableMixin:
         if not self._held(job_id, owner, sql, (utcnow().isoformat(),)):
             raise LeaseLost(f"job {job_id} is no longer held by {owner}")
 
-    def release_job(self, job_id: int, owner: str, error: str | None) -> bool:
-        """Back to pending at once, the attempt spent (a conflict to re-plan, a crash)."""
+    def release_job(
+        self, job_id: int, owner: str, error: str | None, *, delay_s: float = 0.0
+    ) -> bool:
+        """Back to pending, claimable after ``delay_s`` (at once by default), the attempt
+        spent (a conflict to re-plan, a crash)."""
         sql = (
             "UPDATE jobs SET status = 'pending', last_error = ?, claimed_by = NULL, "
-            "lease_until = NULL, updated_at = ?"
+            "lease_until = NULL, next_attempt_at = ?, updated_at = ?"
         )
-        return self._held(job_id, owner, sql, (error, utcnow().isoformat()))
+        return self._held(
+            job_id, owner, sql, (error, time.time() + max(delay_s, 0.0), utcnow().isoformat())
+        )
 
     def defer_job(
         self,
