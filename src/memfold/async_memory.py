@@ -15,7 +15,8 @@ from memfold.engine.lifecycle.rehydrate import Rehydrated
 from memfold.engine.lifecycle.tick import TickReport
 from memfold.engine.scopes import DeleteAllResult
 from memfold.engine.vector_index_build import VectorIndexBuilt
-from memfold.memory import Memory, _Dicts, _Ints, _Results
+from memfold.memory import Memory, _Ints, _Results
+from memfold.memory_maintenance import _Dicts
 from memfold.memory_read import _Hits, _Logs, _Records, _Scopes
 from memfold.model import AddResult, JSONDict, MemoryRecord
 

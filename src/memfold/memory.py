@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
-import stat
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -15,15 +13,13 @@ import numpy as np
 from memfold.config import Settings, default_store_path
 from memfold.embed import Embedder, make_embedder
 from memfold.embed.lazy import LazyEmbedder
-from memfold.engine import edits, erase, scopes, transfer
+from memfold.engine import edits, erase, scopes
 from memfold.engine.access import AccessBuffer
 from memfold.engine.context import Context
 from memfold.engine.feedback import feedback as record_feedback
 from memfold.engine.ingest import NewMemory, build_records, store_claimed, store_records
 from memfold.engine.lease import current_owner, reclaim_dead
 from memfold.engine.lifecycle.expiry import add_warnings, clean_expiry
-from memfold.engine.lifecycle.rehydrate import Rehydrated, rehydrate
-from memfold.engine.lifecycle.tick import TickReport, tick
 from memfold.engine.review.api import Review
 from memfold.engine.undo import undo as undo_change
 from memfold.engine.worker import BackgroundWorker, decide_now, drain
@@ -32,13 +28,11 @@ from memfold.index.vector_index import VectorIndex
 from memfold.judge.base import Judge
 from memfold.judge.select import make_judge
 from memfold.memory_maintenance import MaintenanceMethods
-from memfold.memory_read import ReadMethods
 from memfold.model import (
     AddResult,
     Area,
     Category,
     ConsolidateMode,
-    JSONDict,
     MemoryRecord,
     parse_time,
 )
@@ -50,7 +44,7 @@ from memfold.policy.validate import (
     clean_text,
     clean_unit,
 )
-from memfold.store.select import BackendStore, open_postgres, postgres_url
+from memfold.store.select import BackendStore, file_read_only, open_postgres, postgres_url
 from memfold.store.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -58,14 +52,15 @@ log = logging.getLogger(__name__)
 
 # Aliases: inside the classes below, ``list`` names the method, not the builtin.
 # (_Records, _Hits, _Logs, _Scopes: in memory_read, with the reading methods.)
-_Dicts = list[JSONDict]
 _Results = list[AddResult]
 _Ints = list[int]
 
 
-class Memory(ReadMethods, MaintenanceMethods):
+class Memory(MaintenanceMethods):
     """A memory store that consolidates itself on every save (reading methods: get,
-    search, list, list_scopes, history, log are in memory_read.ReadMethods).
+    search, list, list_scopes, history, log are in memory_read.ReadMethods; stats,
+    usage, export, import_, reembed, tick, rehydrate, build_vector_index in
+    memory_maintenance.MaintenanceMethods).
 
     ``path``: the SQLite file (argument, else ``MEMFOLD_PATH``, else the user
     data dir). ``url``: a PostgreSQL store instead, "postgresql://..." (argument, else
@@ -97,7 +92,7 @@ class Memory(ReadMethods, MaintenanceMethods):
         mode = consolidate or self.settings.consolidation.mode
         self.mode = clean_enum(mode, ConsolidateMode, "consolidate")
         # a url: read-only only when asked (no file permission to go by)
-        self.read_only = bool(read_only) if self.url else _read_only(self.path, read_only)
+        self.read_only = bool(read_only) if self.url else file_read_only(self.path, read_only)
         self.store: BackendStore = (
             open_postgres(self.url, self.settings, read_only=self.read_only)
             if self.url
@@ -354,15 +349,6 @@ class Memory(ReadMethods, MaintenanceMethods):
             raise InvalidInput(f"log_id must be an integer, got {log_id!r}")
         return undo_change(self.ctx, log_id, cascade=cascade)
 
-    def tick(self, now: datetime | None = None) -> TickReport:
-        """The lifecycle tick: TTL expiry, core promotion, cold migration, the conflict
-        queue, compression of fading clusters (engine/lifecycle/tick.py)."""
-        return tick(self.ctx, self.judge, now)
-
-    def rehydrate(self, memory_id: str) -> Rehydrated:
-        """A cold memory, or a summary's originals, back to the hot tier (logged)."""
-        return rehydrate(self.ctx, self._resolve_id(memory_id))
-
     @property
     def review(self) -> Review:
         """Batch review: scan, classify, P90 gate, five-step merge, breaker, report."""
@@ -390,58 +376,6 @@ class Memory(ReadMethods, MaintenanceMethods):
         if waiting:
             log.info("flush: %d jobs wait to retry after a transient failure", waiting)
         return handled
-
-    # reading (the rest: memory_read.ReadMethods) ----------------------------------
-    def stats(self) -> JSONDict:
-        data = self.store.stats()
-        data["mode"] = self.mode.value
-        data["judge"] = self.judge.name
-        data["embedder"] = self.ctx.embedder.model_id
-        return data
-
-    def usage(self, since: datetime | None = None) -> _Dicts:
-        """LLM calls and tokens by day and task."""
-        return self.store.llm_usage(since)
-
-    # files --------------------------------------------------------------------
-    def export(self, path: str | Path, *, progress: transfer.Progress | None = None) -> int:
-        """Every memory and link to a JSONL file (never onto this store or any SQLite file)."""
-        store_path = None if self.url else self.path  # a PostgreSQL store is no file
-        return transfer.export_file(self.ctx, Path(path), store_path=store_path, progress=progress)
-
-    def import_(
-        self,
-        path: str | Path,
-        *,
-        skip_bad: bool = False,
-        progress: transfer.Progress | None = None,
-    ) -> transfer.ImportReport:
-        file = Path(path)
-        if not file.is_file():
-            raise InvalidInput(f"no such file: {file}")
-        return transfer.import_jsonl(self.ctx, file, skip_bad=skip_bad, progress=progress)
-
-    def reembed(
-        self, *, everything: bool = False, progress: transfer.Progress | None = None
-    ) -> int:
-        return transfer.reembed(self.ctx, everything=everything, progress=progress)
-
-
-def _read_only(path: Path, asked: bool | None) -> bool:
-    """``asked`` unless None; then whether the file exists without write permission
-    (for this user, or for anyone: root may write a 0444 file, but it is meant read-only)."""
-    if asked is not None:
-        return bool(asked)
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return False
-    if not stat.S_ISREG(mode):
-        return False
-    unwritable = not os.access(path, os.W_OK) or not stat.S_IMODE(mode) & 0o222
-    if unwritable:
-        log.info("%s has no write permission: opened read-only", path)
-    return unwritable
 
 
 _ADD_KEYS = {

@@ -8,11 +8,16 @@ else the default file). Both at once is refused: one Memory never mixes backends
 
 from __future__ import annotations
 
+import logging
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from memfold.config import Settings
 from memfold.errors import ConfigError, InvalidInput, MissingExtra
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the PostgreSQL driver is imported only when a url is opened
     from memfold.store.postgres import PostgresStore
@@ -64,3 +69,21 @@ def open_postgres(url: str, settings: Settings, *, read_only: bool = False) -> P
         keyword_scan_max_docs=settings.search.keyword_scan_max_docs,
         keyword_df_refresh_share=settings.search.keyword_df_refresh_share,
     )
+
+
+def file_read_only(path: Path, asked: bool | None) -> bool:
+    """Whether to open the SQLite file at ``path`` read-only: ``asked`` unless None;
+    then whether the file exists without write permission (for this user, or for
+    anyone: root may write a 0444 file, but it is meant read-only)."""
+    if asked is not None:
+        return bool(asked)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    if not stat.S_ISREG(mode):
+        return False
+    unwritable = not os.access(path, os.W_OK) or not stat.S_IMODE(mode) & 0o222
+    if unwritable:
+        log.info("%s has no write permission: opened read-only", path)
+    return unwritable
