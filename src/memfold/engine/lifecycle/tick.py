@@ -136,7 +136,7 @@ def tick(ctx: Context, judge: Judge, now: datetime | None = None) -> TickReport:
     if not first_tick:  # only where a memory faded now can a new cluster form
         moved = set(report.cold)
         touched = {_part(m) for m in rest if m.id in moved}
-        rest = [m for m in rest if _part(m) in touched]
+        rest = [m for m in rest if _part(m) in touched] if touched else []
     report.compression = _compress(ctx, judge, report, rest, when)
     return report
 
@@ -168,15 +168,9 @@ def _clean_now(ctx: Context, now: datetime | None) -> datetime:
 
 
 def _active(ctx: Context) -> list[MemoryRecord]:
-    """Every active memory, without vectors (the tick decides on the other fields)."""
-    found: list[MemoryRecord] = []
-    while True:
-        batch = ctx.store.list_memories(
-            None, statuses=[Status.ACTIVE], limit=_READ_BATCH, offset=len(found)
-        )
-        found.extend(batch)
-        if len(batch) < _READ_BATCH:
-            return found
+    """Every active memory, with only the fields the tick decides on
+    (store/lifecycle_scan.py); a memory is read whole before it is changed."""
+    return ctx.store.lifecycle_rows([Status.ACTIVE])
 
 
 def _apply(

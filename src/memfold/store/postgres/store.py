@@ -31,6 +31,7 @@ from memfold.store.postgres.erase import EraseTablesMixin
 from memfold.store.postgres.filter_sql import filter_sql
 from memfold.store.postgres.jobs import JobsTableMixin
 from memfold.store.postgres.keyword import KeywordSearchMixin
+from memfold.store.postgres.lifecycle import LifecycleScanMixin
 from memfold.store.postgres.log import LogTablesMixin
 from memfold.store.postgres.review import ReviewTablesMixin
 from memfold.store.postgres.scopes import ScopeQueriesMixin
@@ -58,6 +59,7 @@ class PostgresStore(
     ScopeQueriesMixin,
     KeywordSearchMixin,
     VectorSearchMixin,
+    LifecycleScanMixin,
 ):
     def __init__(
         self,

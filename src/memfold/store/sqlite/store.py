@@ -41,6 +41,7 @@ from memfold.store.sqlite.erase import EraseTablesMixin
 from memfold.store.sqlite.filter_sql import filter_sql
 from memfold.store.sqlite.jobs import JobsTableMixin
 from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
+from memfold.store.sqlite.lifecycle import LifecycleScanMixin
 from memfold.store.sqlite.review import ReviewTablesMixin
 from memfold.store.sqlite.scopes import ScopeQueriesMixin
 from memfold.store.sqlite.usage import UsageTableMixin
@@ -50,6 +51,11 @@ def _placeholders(n: int) -> str:
     return ",".join("?" * n)
 
 
+# The columns put_memory sets (all but id), and those the full-text index reads.
+_UPDATE_COLUMNS = tuple(c.strip() for c in MEMORY_COLUMNS.split(","))[1:]
+_FULL_TEXT_COLUMNS = frozenset({"text", "scope_key"})
+
+
 class SQLiteStore(
     JobsTableMixin,
     ReviewTablesMixin,
@@ -57,6 +63,7 @@ class SQLiteStore(
     EraseTablesMixin,
     ScopeQueriesMixin,
     ScopedBm25Mixin,
+    LifecycleScanMixin,
 ):
     def __init__(
         self,
@@ -152,19 +159,29 @@ class SQLiteStore(
 
     def put_memory(self, record: MemoryRecord, *, expected_version: int | None = None) -> None:
         with self._db.transaction() as conn:
-            row = conn.execute("SELECT version FROM memories WHERE id = ?", (record.id,)).fetchone()
+            row = conn.execute(
+                "SELECT version, text, scope_key FROM memories WHERE id = ?", (record.id,)
+            ).fetchone()
             if row is None:
                 raise NotFound(f"no memory with id {record.id!r}")
             if expected_version is not None and row[0] != expected_version:
                 raise ConflictError(
                     f"memory {record.id} is at version {row[0]}, expected {expected_version}"
                 )
-            params = memory_params(record)
-            cols = [c.strip() for c in MEMORY_COLUMNS.split(",")][1:]
-            assignments = ", ".join(f"{c} = ?" for c in cols)
+            # A write that keeps the text and scope (a status, area or version change:
+            # most consolidation writes) leaves those columns out, so the full-text
+            # trigger (UPDATE OF text, scope_key) does not delete and add the same words
+            # again: the same index, at a fraction of the cost.
+            same_words = (row[1], row[2]) == (record.text, record.scope.key())
+            pairs = [
+                (col, value)
+                for col, value in zip(_UPDATE_COLUMNS, memory_params(record)[1:], strict=True)
+                if not (same_words and col in _FULL_TEXT_COLUMNS)
+            ]
+            assignments = ", ".join(f"{col} = ?" for col, _ in pairs)
             conn.execute(
                 f"UPDATE memories SET {assignments}, seq = ? WHERE id = ?",
-                (*params[1:], self._next_seq(), record.id),
+                (*(value for _, value in pairs), self._next_seq(), record.id),
             )
 
     def delete_memory_row(self, memory_id: str) -> None:
