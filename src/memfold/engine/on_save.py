@@ -22,7 +22,7 @@ from memfold.engine.changes import commit
 from memfold.engine.context import Context
 from memfold.engine.jobs import Outcome, owner_of
 from memfold.engine.search import similar_active, similar_active_many
-from memfold.engine.update_channel import update_candidates
+from memfold.engine.update_channel import channel_open, update_candidates
 from memfold.errors import ConflictError, LeaseLost
 from memfold.index.rows import IndexRow
 from memfold.judge.base import Judge, SaveItem
@@ -161,9 +161,13 @@ def _stale(ctx: Context, item: SaveItem, since: int, found: list[Candidate] | No
 
 def _moved_near(ctx: Context, item: SaveItem, changes: Sequence[IndexRow]) -> bool:
     """A candidate was written, or a row written is active in the save's scope at the
-    lowest candidate cosine (or cannot be compared)."""
+    lowest candidate cosine (or cannot be compared). The update channel's lower cosine
+    counts only for a save it looks for candidates of (``channel_open``): for any other
+    save, a row below the discovery cosine can be no candidate at all."""
     cfg = ctx.settings.consolidation
-    floor = min(cfg.discovery_threshold, cfg.update_channel_min_similarity)
+    floor = cfg.discovery_threshold
+    if channel_open(cfg, item.new):
+        floor = min(floor, cfg.update_channel_min_similarity)
     seen = {c.memory.id for c in item.candidates}
     for row in changes:
         if row.id in seen:

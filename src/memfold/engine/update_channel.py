@@ -26,13 +26,14 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from memfold.config import ConsolidationSettings
 from memfold.engine.context import Context
 from memfold.model import Candidate, MemoryRecord, Status
 from memfold.policy import lexicon as lx
 from memfold.policy import text as tx
 from memfold.policy.value_update import change_words
 
-__all__ = ["cue_index", "update_candidates", "update_match"]
+__all__ = ["channel_open", "cue_index", "update_candidates", "update_match"]
 
 # Words a change verb implies as its attribute, when the new text names none of its own:
 # "Sam moved to Berlin" is about where Sam lives. Raw words (the keyword search stems
@@ -154,13 +155,19 @@ def _cosine(a: MemoryRecord, b: MemoryRecord) -> float | None:
     return float(a.embedding @ b.embedding) / norm
 
 
+def channel_open(cfg: ConsolidationSettings, record: MemoryRecord) -> bool:
+    """Whether the channel looks for candidates of ``record`` at all (else it finds none,
+    whatever the store holds): it is on, the save has a vector and a change cue."""
+    return cfg.update_channel_max > 0 and record.embedding is not None and has_cue(record.text)
+
+
 def update_candidates(
     ctx: Context, record: MemoryRecord, exclude: Iterable[str] = ()
 ) -> list[Candidate]:
     """Update-channel candidates for ``record`` (any insertion order; the caller keeps
     the older ones), best cosine first, at most ``update_channel_fetched`` looked at."""
     cfg = ctx.settings.consolidation
-    if cfg.update_channel_max == 0 or record.embedding is None or not has_cue(record.text):
+    if not channel_open(cfg, record):
         return []
     query = " ".join([record.text, *implied_words(record.text)])
     hits = ctx.store.keyword_search(
