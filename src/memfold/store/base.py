@@ -15,6 +15,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from memfold.engine.conversation.messages import Message, NewMessage
+from memfold.engine.conversation.parts import NewSummaryPart, SummaryPart
 from memfold.index.bm25 import Bm25Params
 from memfold.index.rows import IndexRow
 from memfold.model import (
@@ -311,6 +313,24 @@ class Store(Protocol):
     def start_review_run(self, scope_key: str | None) -> int: ...
     def finish_review_run(self, run: ReviewRun) -> None: ...
     def list_review_runs(self, since: datetime | None = None) -> list[ReviewRun]: ...
+
+    # conversations (store/<backend>/transcripts.py): rows only ever inserted
+    def append_messages(
+        self, session_key: str, messages: Sequence[NewMessage], now: datetime
+    ) -> list[Message]:
+        """One transaction; a time before the session's last message: InvalidInput."""
+        ...
+
+    def messages(
+        self, session_key: str, start: int = 0, end: int | None = None
+    ) -> list[Message]: ...
+    def count_messages(self, session_key: str) -> int: ...
+    def append_summary_part(
+        self, session_key: str, part: NewSummaryPart, now: datetime
+    ) -> SummaryPart: ...
+    def summary_parts(self, session_key: str) -> list[SummaryPart]: ...
+    def transcript_sessions(self) -> list[str]: ...
+    def delete_transcripts(self, session_keys: Sequence[str]) -> int: ...
 
 
 @runtime_checkable

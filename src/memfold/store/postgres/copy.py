@@ -101,6 +101,19 @@ _TABLES: dict[str, tuple[list[str], dict[str, str], str | None]] = {
         {"erased_at": _T, "derived": _B},
         None,
     ),
+    "transcripts": (
+        ["id", "session_key", "position", "role", "content", "created_at", "metadata"],
+        {"created_at": _T, "metadata": _J},
+        None,
+    ),
+    "summaries": (
+        [
+            "id", "session_key", "part", "kind", "text", "covers_from", "covers_to",
+            "replaces", "created_at",
+        ],
+        {"created_at": _T, "replaces": _J},
+        None,
+    ),
     "meta": (["key", "value"], {}, None),
 }  # fmt: skip
 # SQLite's own meta keys (whether freed pages were zeroed): meaningless on PostgreSQL.

@@ -228,6 +228,48 @@ MIGRATIONS: list[tuple[int, str]] = [
             WHERE expires_at IS NOT NULL;
         """,
     ),
+    (
+        5,
+        # Conversations (engine/conversation): append-only transcripts, one row per
+        # message, position counting from 0 within the session (its Scope key), and the
+        # session summary's append-only parts ('summary' of covered positions, the
+        # agent's own 'note', a 'meta' summary that compresses older parts named in
+        # replaces, which are kept). Rows are never updated (the triggers refuse it);
+        # erasure of a scope (Memory.forget) may delete them.
+        """
+        CREATE TABLE IF NOT EXISTS transcripts (
+            id TEXT PRIMARY KEY,
+            session_key TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL,
+            metadata JSONB NOT NULL DEFAULT '{}',
+            UNIQUE (session_key, position)
+        );
+        CREATE TABLE IF NOT EXISTS summaries (
+            id TEXT PRIMARY KEY,
+            session_key TEXT NOT NULL,
+            part INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            covers_from INTEGER,
+            covers_to INTEGER,
+            replaces JSONB NOT NULL DEFAULT '[]',
+            created_at TIMESTAMPTZ NOT NULL,
+            UNIQUE (session_key, part)
+        );
+        CREATE OR REPLACE FUNCTION memfold_append_only() RETURNS trigger AS $$
+        BEGIN
+            RAISE EXCEPTION '% rows are append-only', TG_TABLE_NAME;
+        END;
+        $$ LANGUAGE plpgsql;
+        CREATE TRIGGER transcripts_append_only BEFORE UPDATE ON transcripts
+            FOR EACH ROW EXECUTE FUNCTION memfold_append_only();
+        CREATE TRIGGER summaries_append_only BEFORE UPDATE ON summaries
+            FOR EACH ROW EXECUTE FUNCTION memfold_append_only();
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -35,6 +35,7 @@ from memfold.store.postgres.lifecycle import LifecycleScanMixin
 from memfold.store.postgres.log import LogTablesMixin
 from memfold.store.postgres.review import ReviewTablesMixin
 from memfold.store.postgres.scopes import ScopeQueriesMixin
+from memfold.store.postgres.transcripts import TranscriptTablesMixin
 from memfold.store.postgres.usage import UsageTableMixin
 from memfold.store.postgres.vector import VectorSearchMixin
 
@@ -60,6 +61,7 @@ class PostgresStore(
     KeywordSearchMixin,
     VectorSearchMixin,
     LifecycleScanMixin,
+    TranscriptTablesMixin,
 ):
     def __init__(
         self,

@@ -255,6 +255,45 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX memories_expires ON memories(expires_at) WHERE expires_at IS NOT NULL;
         """,
     ),
+    (
+        9,
+        # Conversations (engine/conversation): append-only transcripts, one row per
+        # message, position counting from 0 within the session (its Scope key), and the
+        # session summary's append-only parts ('summary' of covered positions, the
+        # agent's own 'note', a 'meta' summary that compresses older parts named in
+        # replaces, which are kept). Rows are never updated (the triggers refuse it);
+        # erasure of a scope (Memory.forget) may delete them.
+        """
+        CREATE TABLE transcripts (
+            id TEXT PRIMARY KEY,
+            session_key TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            UNIQUE (session_key, position)
+        );
+        CREATE TABLE summaries (
+            id TEXT PRIMARY KEY,
+            session_key TEXT NOT NULL,
+            part INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            covers_from INTEGER,
+            covers_to INTEGER,
+            replaces TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL,
+            UNIQUE (session_key, part)
+        );
+        CREATE TRIGGER transcripts_append_only BEFORE UPDATE ON transcripts BEGIN
+            SELECT RAISE(ABORT, 'transcripts are append-only');
+        END;
+        CREATE TRIGGER summaries_append_only BEFORE UPDATE ON summaries BEGIN
+            SELECT RAISE(ABORT, 'summary parts are append-only');
+        END;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

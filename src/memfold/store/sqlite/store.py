@@ -44,6 +44,7 @@ from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.lifecycle import LifecycleScanMixin
 from memfold.store.sqlite.review import ReviewTablesMixin
 from memfold.store.sqlite.scopes import ScopeQueriesMixin
+from memfold.store.sqlite.transcripts import TranscriptTablesMixin
 from memfold.store.sqlite.usage import UsageTableMixin
 
 
@@ -64,6 +65,7 @@ class SQLiteStore(
     ScopeQueriesMixin,
     ScopedBm25Mixin,
     LifecycleScanMixin,
+    TranscriptTablesMixin,
 ):
     def __init__(
         self,
