@@ -330,6 +330,20 @@ class LifecycleSettings(Section):
 class ConversationSettings(Section):
     threshold_messages: int = Field(100, ge=1)
     keep_recent: int = Field(20, ge=0)
+    # The session summary (engine/conversation/session.py): one part (an LLM summary or
+    # the extractive digest of the turns that left the window) holds at most
+    # summary_max_part_chars, a digest line digest_line_max_chars; once the parts shown
+    # pass summary_max_chars, a meta part compresses them (they are kept).
+    summary_max_chars: int = Field(6000, ge=200)
+    summary_max_part_chars: int = Field(2000, ge=100)
+    digest_line_max_chars: int = Field(200, ge=20)
+    # Relevant memories of the user/agent scope put in the window by messages().
+    k_memories: int = Field(5, ge=0)
+    # Extraction of memories from messages (engine/conversation/extract.py): the whole
+    # LLM extraction of one call is cut off after this many seconds (no extracts then),
+    # and the messages go to the model this many at a time (one call each).
+    extract_timeout_s: float = Field(60.0, gt=0)
+    extract_batch_messages: int = Field(20, ge=1)
 
 
 class RoleSettings(Section):

@@ -150,6 +150,11 @@ class LLMClient:
     def usage_sink(self) -> UsageSink:
         return self._sink
 
+    @property
+    def settings(self) -> LLMSettings:
+        """The endpoints and roles this client was built with."""
+        return self._settings
+
     def role(self, task: str) -> ResolvedRole:
         """The role serving ``task`` (``ConfigError`` for an unknown or unconfigured task)."""
         found = self._roles.get(task)

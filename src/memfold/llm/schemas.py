@@ -86,3 +86,20 @@ class TextReply(_Lenient):
 
     text: str = Field(min_length=1)
     reasoning: str = ""
+
+
+class ExtractOut(_Lenient):
+    """One memory extracted from messages: ``sources`` are the 1-based numbers of the
+    messages it comes from, as listed to the model."""
+
+    text: str = Field(min_length=1)
+    area: AreaName = "main"
+    sources: list[int] = Field(default_factory=list)
+
+
+class ExtractionReply(_Lenient):
+    memories: list[ExtractOut]
+
+
+class ExtractionEnvelope(_Lenient):
+    memories: list[dict[str, Any]]

@@ -1,0 +1,109 @@
+"""Memories from messages (seed 000 section 7, auto-memorize).
+
+``extract`` reads a list of messages and proposes memories: facts and preferences
+(area main), partial observations (fragments), problems with their verified fixes
+(solutions), commands and procedures (instruments). Each names its messages in
+``sources``: their ids, or ``#n`` (the position in the list) for a message not stored.
+
+With an LLM judge (``judge.name == "llm"``, or a fallback judge whose LLM answers) the
+"extraction" task writes them (extract_llm.py: masked, validated, ``extract_timeout_s``);
+otherwise the offline rules do (extract_rules.py: precision over recall, no fragments).
+Every extract passes the extract check against its own messages (policy/extract_check:
+no name, number or date invented) and holds no secret (llm/secrets: an API key, a
+password); one that fails is dropped and logged. Any error of
+the extraction itself is caught and logged as a warning, and no extracts come back: the
+conversation goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from memfold.engine.context import Context
+from memfold.engine.conversation.extract_llm import RawExtract, extract_with_llm
+from memfold.engine.conversation.extract_rules import extract_by_rules
+from memfold.engine.conversation.messages import Message, NewMessage
+from memfold.judge.base import Judge
+from memfold.llm.secrets import find_secrets, mask_text
+from memfold.model import Area, Scope
+from memfold.policy.extract_check import check_extract
+from memfold.policy.result_check import ResultLimits
+
+if TYPE_CHECKING:  # openai is imported only when an LLM judge is in use
+    from memfold.judge.llm import LLMJudge
+
+log = logging.getLogger("memfold.conversation.extract")
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """A memory proposed from messages: its text, area and source message ids."""
+
+    text: str
+    area: Area
+    sources: tuple[str, ...]
+    by: str  # "llm" or "rules"
+
+
+def source_id(message: Message | NewMessage, index: int) -> str:
+    """A stored message's id; ``#index`` for one not stored yet."""
+    return message.id if isinstance(message, Message) else f"#{index}"
+
+
+def _llm_judge(judge: Judge) -> LLMJudge | None:
+    """The LLM judge doing the work now, if any (a fallback judge's LLM while it answers)."""
+    if judge.name != "llm":
+        return None
+    from memfold.judge.fallback import FallbackJudge
+    from memfold.judge.llm import LLMJudge
+
+    if isinstance(judge, FallbackJudge):
+        primary = judge.primary
+        return primary if isinstance(primary, LLMJudge) and judge.primary_up() else None
+    return judge if isinstance(judge, LLMJudge) else None
+
+
+def extract(
+    ctx: Context, judge: Judge, messages: Sequence[Message | NewMessage], scope: Scope
+) -> list[Extracted]:
+    """Checked extracts of ``messages`` (see the module docstring); never raises."""
+    items = [(m.role.value, m.content) for m in messages]
+    if not items:
+        return []
+    by = "rules"
+    raw: list[RawExtract]
+    try:
+        llm = _llm_judge(judge)
+        if llm is None:
+            raw = [(e.text, e.area, [e.source]) for e in extract_by_rules(items)]
+        else:
+            by = "llm"
+            client = llm.client
+            raw = extract_with_llm(
+                client.settings, client.usage_sink, ctx.settings.conversation, items
+            )
+    except Exception as exc:  # the conversation goes on without extracts
+        log.warning(
+            "extraction of %d messages (scope %s) failed, no memories extracted: %s: %s",
+            len(items),
+            scope.key(),
+            type(exc).__name__,
+            exc,
+        )
+        return []
+    limits = ResultLimits.from_settings(ctx.settings)
+    out: list[Extracted] = []
+    for text, area, indices in raw:
+        problems = check_extract(text, [items[i][1] for i in indices], limits)
+        if find_secrets(text):  # a key or password is no memory to keep
+            problems.append("extract holds a secret")
+        if problems:
+            shown = mask_text(text)[0]  # a log never holds the secret either
+            log.warning("extract %r dropped (%s): %s", shown, by, "; ".join(problems))
+            continue
+        ids = tuple(source_id(messages[i], i) for i in indices)
+        out.append(Extracted(text=text, area=area, sources=ids, by=by))
+    return out

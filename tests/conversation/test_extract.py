@@ -1,0 +1,250 @@
+"""Extraction of memories from messages (issue 12 part 3): the offline rules, the
+"extraction" task through the scripted OpenAI-compatible server, the extract check
+(nothing invented), and failures of every kind giving no extracts, never an error."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memfold import Memory
+from memfold.config import ConversationSettings, LLMSettings, RoleSettings, Settings
+from memfold.embed.local import LocalEmbedder
+from memfold.engine.conversation.extract import Extracted, extract
+from memfold.engine.conversation.messages import Message, NewMessage, Role
+from memfold.judge.llm import LLMJudge
+from memfold.judge.rules import RuleJudge
+from memfold.model import Area, Scope
+from memfold.testing.fake_llm import FakeLLMServer
+from memfold.testing.fake_replies import Fault, Reply
+
+SCOPE = Scope(user_id="u1")
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+TALK = [
+    (Role.USER, "Hi! I work as a nurse at St. Mary's in Leeds. I like hiking in the Alps."),
+    (Role.ASSISTANT, "Nice to meet you. To install the tool, run pip install -U memfold."),
+    (
+        Role.USER,
+        "The import kept failing with a libssl error. It was fixed by installing libssl-dev",
+    ),
+    (Role.USER, "I have two cats. Can you remind me tomorrow?"),
+    (Role.USER, "My API key is sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c, keep it safe."),
+]
+
+
+def _stored(talk: list[tuple[Role, str]] = TALK) -> list[Message]:
+    return [Message(f"m{n}", SCOPE.key(), n, role, text, T0) for n, (role, text) in enumerate(talk)]
+
+
+@pytest.fixture
+def mem(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:
+    settings = Settings(conversation=ConversationSettings(extract_timeout_s=2.0))
+    m = Memory(db_path, settings=settings, embedder=embedder, consolidate="off")
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as srv:
+        yield srv
+
+
+def _judge(base_url: str, **role: Any) -> LLMJudge:
+    values: dict[str, Any] = {"timeout_s": 1.0, "max_retries": 0, "logprobs": False}
+    values.update(role)
+    return LLMJudge(
+        LLMSettings(
+            base_url=base_url, model="fake-model", api_key="k", utility=RoleSettings(**values)
+        )
+    )
+
+
+def _by_area(found: list[Extracted]) -> dict[Area, list[Extracted]]:
+    out: dict[Area, list[Extracted]] = {}
+    for e in found:
+        out.setdefault(e.area, []).append(e)
+    return out
+
+
+# --- offline rules -----------------------------------------------------------------------
+
+
+def test_rules_extract_facts_commands_and_fixes_with_their_sources(mem: Memory) -> None:
+    found = extract(mem.ctx, RuleJudge(), _stored(), SCOPE)
+    got = {(e.text, e.area, e.sources) for e in found}
+    assert got == {
+        ("User works as a nurse at St. Mary's in Leeds", Area.MAIN, ("m0",)),
+        ("User likes hiking in the Alps", Area.MAIN, ("m0",)),
+        ("pip install -U memfold", Area.INSTRUMENTS, ("m1",)),
+        (
+            "The import kept failing with a libssl error. It was fixed by installing libssl-dev",
+            Area.SOLUTIONS,
+            ("m2",),
+        ),
+        ("User has two cats", Area.MAIN, ("m3",)),
+    }
+    assert {e.by for e in found} == {"rules"}
+
+
+def test_rules_name_unstored_messages_by_position(mem: Memory) -> None:
+    talk = [NewMessage(Role.USER, "hello there"), NewMessage(Role.USER, "I live in Porto now.")]
+    (found,) = extract(mem.ctx, RuleJudge(), talk, SCOPE)
+    assert (found.text, found.area) == ("User lives in Porto now", Area.MAIN)
+    assert found.sources == ("#1",)
+
+
+def test_rules_leave_small_talk_questions_and_the_assistant_alone(mem: Memory) -> None:
+    talk = [
+        (Role.USER, "Thanks, that's all. I'm not sure about it. Am I right?"),
+        (Role.ASSISTANT, "I am an assistant and I like helping. My name is Bot."),
+        (Role.USER, "I'm going to the shop. What do I have to buy?"),
+    ]
+    assert extract(mem.ctx, RuleJudge(), _stored(talk), SCOPE) == []
+
+
+def test_rules_take_fenced_and_inline_commands(mem: Memory) -> None:
+    talk = [
+        (Role.ASSISTANT, "Start it with:\n```bash\ndocker compose up -d\n```\nthen `make test`."),
+        (Role.USER, "Use `the blue one` please."),  # a code span that is no command
+    ]
+    found = extract(mem.ctx, RuleJudge(), _stored(talk), SCOPE)
+    assert [(e.text, e.area) for e in found] == [
+        ("docker compose up -d", Area.INSTRUMENTS),
+        ("make test", Area.INSTRUMENTS),
+    ]
+
+
+# --- with an LLM (the scripted server) -------------------------------------------------------
+
+REPLY = {
+    "memories": [
+        {"text": "User works as a nurse at St. Mary's in Leeds", "area": "main", "sources": [1]},
+        {"text": "User thinks hiking in the Alps is nice", "area": "fragments", "sources": [1]},
+        {"text": "pip install -U memfold", "area": "instruments", "sources": [2]},
+        {
+            "text": "The libssl error on import was fixed by installing libssl-dev",
+            "area": "solutions",
+            "sources": [3],
+        },
+    ]
+}
+
+
+def test_llm_extracts_into_each_area_with_message_ids(mem: Memory, server: FakeLLMServer) -> None:
+    server.set_script([REPLY])
+    with _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, _stored(), SCOPE)
+    areas = _by_area(found)
+    assert set(areas) == {Area.MAIN, Area.FRAGMENTS, Area.INSTRUMENTS, Area.SOLUTIONS}
+    assert areas[Area.SOLUTIONS][0].sources == ("m2",)
+    assert areas[Area.INSTRUMENTS][0].sources == ("m1",)
+    assert {e.by for e in found} == {"llm"}
+    (request,) = server.chat_requests
+    sent = request["messages"]
+    assert sent[0]["role"] == "system" and "User" in sent[0]["content"]
+    assert len(sent) > 2  # worked examples before the messages: a stable prefix
+    last = sent[-1]["content"]
+    assert last.startswith("Messages:\n1. user: Hi! I work as a nurse")
+    assert "5. user: My API key is" in last
+    # The secret never left: masked in the request.
+    assert "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c" not in json.dumps(request)
+
+
+def test_an_extract_with_an_invented_number_is_dropped_and_logged(
+    mem: Memory, server: FakeLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    reply = {
+        "memories": [
+            {"text": "User has 3 cats", "area": "main", "sources": [4]},
+            {"text": "User has two cats", "area": "main", "sources": [4]},
+            {"text": "User works in Manchester", "area": "main", "sources": [1]},
+        ]
+    }
+    server.set_script([reply])
+    with caplog.at_level(logging.WARNING), _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, _stored(), SCOPE)
+    assert [(e.text, e.sources) for e in found] == [("User has two cats", ("m3",))]
+    assert "adds number '3'" in caplog.text
+    assert "adds name 'manchester'" in caplog.text
+
+
+def test_rows_that_name_no_listed_message_or_break_the_schema_are_dropped(
+    mem: Memory, server: FakeLLMServer
+) -> None:
+    reply = {
+        "memories": [
+            {"text": "User has two cats", "area": "main", "sources": [9]},
+            {"text": "User has two cats", "area": "elsewhere", "sources": [4]},
+            {"area": "main", "sources": [4]},
+            {"text": "User likes hiking in the Alps", "area": "main", "sources": [1]},
+        ]
+    }
+    server.set_script([reply])
+    with _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, _stored(), SCOPE)
+    assert [(e.text, e.sources) for e in found] == [("User likes hiking in the Alps", ("m0",))]
+
+
+def test_messages_go_in_batches_and_sources_map_across_them(
+    db_path: Path, embedder: LocalEmbedder, server: FakeLLMServer
+) -> None:
+    cfg = ConversationSettings(extract_batch_messages=2)
+    with Memory(
+        db_path, settings=Settings(conversation=cfg), embedder=embedder, consolidate="off"
+    ) as mem:
+        server.set_script(
+            [
+                {"memories": []},
+                {"memories": [{"text": "User has two cats", "area": "main", "sources": [2]}]},
+                {"memories": []},
+            ]
+        )
+        with _judge(server.base_url) as judge:
+            found = extract(mem.ctx, judge, _stored(), SCOPE)
+    assert [(e.text, e.sources) for e in found] == [("User has two cats", ("m3",))]
+    assert server.request_count() == 3
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        Reply(fault=Fault.SERVER_ERROR),
+        Reply(fault=Fault.DELAY, delay_s=5.0),
+        Reply(fault=Fault.MALFORMED),
+        Reply(content="this is not JSON at all"),
+        Reply(fault=Fault.WRONG_SCHEMA),
+        Reply(fault=Fault.TRUNCATED, content=REPLY),
+    ],
+    ids=["http-500", "timeout", "malformed-body", "not-json", "wrong-schema", "truncated"],
+)
+def test_a_failing_llm_gives_no_extracts_and_a_warning(
+    mem: Memory, server: FakeLLMServer, caplog: pytest.LogCaptureFixture, failure: Reply
+) -> None:
+    server.set_script([failure] * 4)
+    # The role's own timeout is longer than the extraction's 2 s: the latter cuts it off.
+    with caplog.at_level(logging.WARNING), _judge(server.base_url, timeout_s=10.0) as judge:
+        found = extract(mem.ctx, judge, _stored(), SCOPE)
+    assert found == []
+    assert "failed, no memories extracted" in caplog.text
+
+
+def test_an_unreachable_llm_gives_no_extracts(mem: Memory) -> None:
+    with _judge("http://127.0.0.1:9/v1") as judge:
+        assert extract(mem.ctx, judge, _stored(), SCOPE) == []
+
+
+def test_an_extract_holding_a_secret_is_dropped_and_the_log_masks_it(
+    mem: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    talk = [(Role.USER, "My API key is sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c, keep it safe.")]
+    with caplog.at_level(logging.WARNING):
+        assert extract(mem.ctx, RuleJudge(), _stored(talk), SCOPE) == []
+    assert "holds a secret" in caplog.text
+    assert "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c" not in caplog.text
