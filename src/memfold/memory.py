@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack, overload
 
 import numpy as np
 
@@ -16,10 +16,11 @@ from memfold.embed.lazy import LazyEmbedder
 from memfold.engine import edits, erase, scopes
 from memfold.engine.access import AccessBuffer
 from memfold.engine.context import Context
+from memfold.engine.conversation import add as conv
 from memfold.engine.feedback import feedback as record_feedback
 from memfold.engine.ingest import NewMemory, build_records, store_claimed, store_records
 from memfold.engine.lease import current_owner, reclaim_dead
-from memfold.engine.lifecycle.expiry import add_warnings, clean_expiry
+from memfold.engine.lifecycle.expiry import add_warnings
 from memfold.engine.review.api import Review
 from memfold.engine.undo import undo as undo_change
 from memfold.engine.worker import BackgroundWorker, decide_now, drain
@@ -27,23 +28,10 @@ from memfold.errors import InvalidInput
 from memfold.index.vector_index import VectorIndex
 from memfold.judge.base import Judge
 from memfold.judge.select import make_judge
+from memfold.memory_input import new_memory
 from memfold.memory_maintenance import MaintenanceMethods
-from memfold.model import (
-    AddResult,
-    Area,
-    Category,
-    ConsolidateMode,
-    MemoryRecord,
-    parse_time,
-)
-from memfold.policy.categorize import categorize
-from memfold.policy.validate import (
-    clean_enum,
-    clean_metadata,
-    clean_sources,
-    clean_text,
-    clean_unit,
-)
+from memfold.model import AddResult, Area, Category, ConsolidateMode, MemoryRecord
+from memfold.policy.validate import clean_enum, clean_metadata, clean_text, clean_unit
 from memfold.store.select import BackendStore, file_read_only, open_postgres, postgres_url
 from memfold.store.sqlite import SQLiteStore
 
@@ -154,38 +142,22 @@ class Memory(MaintenanceMethods):
 
     # input ------------------------------------------------------------------
     def _new(self, text: object, **kw: Any) -> NewMemory:
-        cfg = self.settings.store
-        area = clean_enum(kw.get("area") or Area.MAIN, Area, "area")
-        expires_at, ttl = clean_expiry(
-            kw.get("expires_at"), kw.get("ttl"), area, self.settings.lifecycle
-        )
-        created = kw.get("created_at")
-        if created is not None and not isinstance(created, datetime):
-            try:
-                created = parse_time(created)
-            except (TypeError, ValueError):
-                raise InvalidInput(f"created_at is not a date/time: {created!r}") from None
-        body = clean_text(text, max_chars=cfg.max_text_chars)
-        category = kw.get("category")  # none given: by rules (policy/categorize.py)
-        return NewMemory(
-            text=body,
-            scope=self._scope(kw.get("user_id"), kw.get("agent_id"), kw.get("session_id")),
-            area=area,
-            category=clean_enum(category, Category, "category") if category else categorize(body),
-            importance=clean_unit(kw.get("importance", 0.5), "importance"),
-            sources=clean_sources(kw.get("sources"), max_items=cfg.max_sources),
-            metadata=clean_metadata(kw.get("metadata")),
-            embedding=kw.get("embedding"),
-            created_at=created,
-            expires_at=expires_at,
-            ttl=ttl,
-        )
+        scope = self._scope(kw.get("user_id"), kw.get("agent_id"), kw.get("session_id"))
+        return new_memory(self.settings, scope, text, kw)
 
     # writing ----------------------------------------------------------------
+    @overload
+    def add(self, text: str, **kw: Unpack[conv.AddOptions]) -> AddResult: ...
+    @overload
+    def add(
+        self, *, messages: object, infer: bool = True, **kw: Unpack[conv.MessagesOptions]
+    ) -> conv.MessagesAddResult: ...
     def add(
         self,
-        text: str,
+        text: str | None = None,
         *,
+        messages: object = None,
+        infer: bool = True,
         user_id: str | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
@@ -198,10 +170,19 @@ class Memory(MaintenanceMethods):
         created_at: datetime | str | None = None,
         expires_at: datetime | str | None = None,
         ttl: timedelta | float | None = None,
-    ) -> AddResult:
+    ) -> AddResult | conv.MessagesAddResult:
         """Store one memory; consolidation follows per the mode (see class doc). No
         ``category``: assigned by rules. ``expires_at``/``ttl`` (or the area's default):
-        a tick marks it expired then; already past, it is stored expired (``warnings``)."""
+        a tick marks it expired then; already past, it is stored expired (``warnings``).
+        ``messages=[{"role": ..., "content": ...}]`` instead of a text: mem0's call
+        (engine/conversation/add.py; README "mem0-compatible add")."""
+        if messages is not None:
+            kw: dict[str, Any] = {"area": area, "sources": sources, "embedding": embedding}
+            kw.update(metadata=metadata, created_at=created_at, expires_at=expires_at, ttl=ttl)
+            kw.update(category=category, importance=importance)
+            scope = self._scope(user_id, agent_id, session_id)
+            run = (self.ctx, self.judge, self.add, text, messages)
+            return conv.add_messages(*run, infer=infer, scope=scope, options=kw)
         item = self._new(
             text,
             user_id=user_id,
@@ -378,18 +359,4 @@ class Memory(MaintenanceMethods):
         return handled
 
 
-_ADD_KEYS = {
-    "text",
-    "user_id",
-    "agent_id",
-    "session_id",
-    "area",
-    "category",
-    "importance",
-    "sources",
-    "metadata",
-    "embedding",
-    "created_at",
-    "expires_at",
-    "ttl",
-}
+_ADD_KEYS = {"text", *conv.AddOptions.__annotations__}

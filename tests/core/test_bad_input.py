@@ -28,7 +28,7 @@ def _count(mem: Memory) -> int:
 )
 def test_bad_text(mem_off: Memory, text: object, message: str) -> None:
     with pytest.raises(InvalidInput, match=message):
-        mem_off.add(text)  # type: ignore[arg-type]
+        mem_off.add(text)  # type: ignore[call-overload]
     assert _count(mem_off) == 0
 
 
@@ -63,7 +63,7 @@ def test_text_limit_is_configurable(db_path: Path, embedder: object) -> None:
 )
 def test_bad_fields(mem_off: Memory, kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(InvalidInput, match=message):
-        mem_off.add("valid text", **kwargs)  # type: ignore[arg-type]
+        mem_off.add("valid text", **kwargs)  # type: ignore[call-overload]
     assert _count(mem_off) == 0
 
 
@@ -79,7 +79,7 @@ def test_bad_fields(mem_off: Memory, kwargs: dict[str, object], message: str) ->
 )
 def test_bad_vectors(mem_off: Memory, vector: object, message: str) -> None:
     with pytest.raises(InvalidInput, match=message):
-        mem_off.add("valid text", embedding=vector)  # type: ignore[arg-type]
+        mem_off.add("valid text", embedding=vector)  # type: ignore[call-overload]
     with pytest.raises(InvalidInput, match=message):
         mem_off.add_many([{"text": "a"}, {"text": "b"}], embeddings=[[0.5] * 384, vector])  # type: ignore[list-item]
     assert _count(mem_off) == 0

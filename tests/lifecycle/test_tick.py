@@ -5,6 +5,7 @@ seed's fading cluster, undo, a crash mid-tick, and time that may not run backwar
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -35,13 +36,8 @@ def _open(backend: str, request: pytest.FixtureRequest, settings: Settings) -> M
     return Memory(path, settings=settings, consolidate="off", embedder=embedder)
 
 
-def _add(mem: Memory, text: str, days_ago: float, **kw: object) -> str:
-    return mem.add(
-        text,
-        user_id="u1",
-        created_at=NOW - timedelta(days=days_ago),
-        **kw,  # type: ignore[arg-type]
-    ).memory.id
+def _add(mem: Memory, text: str, days_ago: float, **kw: Any) -> str:
+    return mem.add(text, user_id="u1", created_at=NOW - timedelta(days=days_ago), **kw).memory.id
 
 
 def test_fading_memories_move_cold_plain_search_skips_them_deep_finds_them(

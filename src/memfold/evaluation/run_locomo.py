@@ -38,7 +38,7 @@ def _ingest(mem: Memory, conv: LocomoConversation, env: EvalEnv, mode: str) -> N
     task = env.task(f"{conv.sample_id} ingest (sync)", len(items))
     for item in items:
         # One by one: each observation is consolidated against what came before it.
-        mem.add(**item)  # type: ignore[arg-type]
+        mem.add(**item)  # type: ignore[call-overload]
         env.progress.advance(task)
     env.progress.remove_task(task)
 
