@@ -11,6 +11,7 @@ from pathlib import Path
 
 from memfold.engine import transfer
 from memfold.engine.context import Context
+from memfold.engine.conversation.session import Conversation, open_conversation
 from memfold.engine.lifecycle.rehydrate import Rehydrated, rehydrate
 from memfold.engine.lifecycle.tick import TickReport, tick
 from memfold.engine.vector_index_build import VectorIndexBuilt, build_vector_index
@@ -74,6 +75,20 @@ class MaintenanceMethods(ReadMethods):
     def rehydrate(self, memory_id: str) -> Rehydrated:
         """A cold memory, or a summary's originals, back to the hot tier (logged)."""
         return rehydrate(self.ctx, self._resolve_id(memory_id))
+
+    # conversations ----------------------------------------------------------------
+    def conversation(
+        self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> Conversation:
+        """The append-only transcript and sliding window of one session (README
+        "Conversations"; engine/conversation/session.py)."""
+        return open_conversation(
+            self.ctx,
+            session_id,
+            user_id,
+            agent_id,
+            lambda q, s, k: self.search(q, user_id=s.user_id, agent_id=s.agent_id, k=k),
+        )
 
     # the database's vector index ------------------------------------------------
     def build_vector_index(self) -> VectorIndexBuilt:

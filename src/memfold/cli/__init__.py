@@ -8,7 +8,17 @@ from importlib import import_module
 from memfold.cli.app import app, main
 
 # Each module registers its commands on ``app``; this order is the order of --help.
-for _module in ("records", "edit", "forget", "lifecycle", "transfer", "migrate", "review", "tools"):
+for _module in (
+    "records",
+    "edit",
+    "forget",
+    "lifecycle",
+    "transfer",
+    "migrate",
+    "review",
+    "chat",
+    "tools",
+):
     import_module(f"memfold.cli.{_module}")
 
 __all__ = ["app", "main"]
