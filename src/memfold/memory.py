@@ -313,7 +313,8 @@ class Memory(MaintenanceMethods):
         """Hard erasure of one memory, or of every memory of a scope (ids left None match
         any): text, vector, keyword rows, log snapshots, queue pairs, jobs, links and
         feedback go; a tombstone (id, scope, time) stays. Memories holding its words are
-        erased too, what it superseded comes back. Not undoable. See engine/erase.py.
+        erased too, what it superseded comes back. A scope's conversations (transcripts
+        and summaries) go with it. Not undoable. See engine/erase.py.
         ``dry_run``: the report of what would happen, nothing changed."""
         ids = erase.targets(
             self.ctx,
@@ -322,7 +323,11 @@ class Memory(MaintenanceMethods):
             agent_id=agent_id,
             session_id=session_id,
         )
-        return erase.forget(self.ctx, ids, vacuum=bool(vacuum), dry_run=bool(dry_run))
+        scope = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
+        sessions = erase.scope_sessions(self.ctx, **scope) if memory_id is None else []
+        return erase.forget(
+            self.ctx, ids, vacuum=bool(vacuum), dry_run=bool(dry_run), sessions=sessions
+        )
 
     def undo(self, log_id: int, *, cascade: bool = False) -> _Ints:
         """Restore the state before log row ``log_id``; returns the undo log ids."""

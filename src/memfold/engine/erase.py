@@ -33,7 +33,16 @@ from dataclasses import asdict, dataclass, field
 from memfold.engine.context import Context
 from memfold.engine.snapshot import state
 from memfold.errors import ConfigError, InvalidInput, NotFound, UndoRefused
-from memfold.model import JSONDict, LinkKind, LogEntry, MemoryRecord, Status, parse_time, utcnow
+from memfold.model import (
+    JSONDict,
+    LinkKind,
+    LogEntry,
+    MemoryRecord,
+    Scope,
+    Status,
+    parse_time,
+    utcnow,
+)
 from memfold.policy.validate import clean_scope
 from memfold.store.base import NewLogEntry, Store
 from memfold.store.erasure import ErasureStore
@@ -51,6 +60,8 @@ class ForgetReport:
     """What ``forget`` erased and restored, and what it did to the file."""
 
     erased: list[str]  # asked for: the id, or every memory of the scope
+    # Conversations of the scope (a scope's forget): transcripts and summary parts.
+    sessions: list[str] = field(default_factory=list)
     derived: list[str] = field(default_factory=list)  # erased too: they held those words
     restored: list[str] = field(default_factory=list)  # superseded by an erased one: back
     log_id: int | None = None  # the FORGET log row (ids only)
@@ -175,7 +186,7 @@ def targets(
     checked = clean_scope(user_id, agent_id, session_id) if scope else None
     if memory_id is None and checked is not None:
         ids = store.scope_memory_ids(checked.user_id, checked.agent_id, checked.session_id)
-        if not ids:
+        if not ids and not scope_sessions(ctx, **scope):
             raise NotFound(f"nothing to forget: no memory has {_describe(scope)}")
         return ids
     if memory_id is None:  # neither: refused above
@@ -193,18 +204,37 @@ def targets(
     return [record.id]
 
 
+def scope_sessions(ctx: Context, **given: object) -> list[str]:
+    """The session keys of the conversations (engine/conversation) whose scope has the
+    given ids (None matches any; none given: no session)."""
+    wanted = {k: v for k, v in given.items() if v is not None}
+    if not wanted:
+        return []
+    return [
+        key
+        for key in ctx.store.transcript_sessions()
+        if all(Scope.from_key(key).as_dict().get(k) == v for k, v in wanted.items())
+    ]
+
+
 def _describe(scope: dict[str, object]) -> str:
     return " and ".join(f"{k}={v!r}" for k, v in scope.items())
 
 
 def forget(
-    ctx: Context, memory_ids: Sequence[str], *, vacuum: bool = False, dry_run: bool = False
+    ctx: Context,
+    memory_ids: Sequence[str],
+    *,
+    vacuum: bool = False,
+    dry_run: bool = False,
+    sessions: Sequence[str] = (),
 ) -> ForgetReport:
-    """Erase ``memory_ids`` (existing memories) and what derives from them; see the module
-    docstring. One transaction; then the WAL checkpoint and the optional VACUUM.
+    """Erase ``memory_ids`` (existing memories) and what derives from them, and the
+    conversations of ``sessions`` (session keys); see the module docstring. One
+    transaction; then the WAL checkpoint and the optional VACUUM.
     ``dry_run``: only say what would be erased and restored (for a confirmation)."""
     store = erasable(ctx.store)
-    report = ForgetReport(erased=list(dict.fromkeys(memory_ids)))
+    report = ForgetReport(erased=list(dict.fromkeys(memory_ids)), sessions=list(sessions))
     with ctx.store.transaction():
         derived = derived_from(store, ctx, report.erased)
         report.derived = sorted(derived)
@@ -224,6 +254,8 @@ def forget(
         scrub = {e.id: sorted(touched_ids(e) & gone) for e in _logs(store, touching)}
         scrub.update(_rows_quoting(store, ctx, list(records.values()), gone, scrub))
         report.rows_removed = store.erase_memories(list(records.values()), derived)
+        if sessions:
+            report.rows_removed["transcripts"] = ctx.store.delete_transcripts(sessions)
         report.log_rows_scrubbed = store.scrub_log_rows(scrub)
         report.free_text_scrubbed = store.scrub_free_text([r.text for r in records.values()])
         after = ctx.store.get_memories(restored)
