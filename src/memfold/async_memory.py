@@ -6,10 +6,11 @@ import asyncio
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack, overload
 
 from memfold.async_review import AsyncReview
 from memfold.engine import transfer
+from memfold.engine.conversation import add as conv
 from memfold.engine.erase import ForgetReport
 from memfold.engine.lifecycle.rehydrate import Rehydrated
 from memfold.engine.lifecycle.tick import TickReport
@@ -30,8 +31,17 @@ class AsyncMemory:
     async def _run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.to_thread(fn, *args, **kwargs)
 
-    async def add(self, text: str, **kwargs: Any) -> AddResult:
-        result: AddResult = await self._run(self.sync.add, text, **kwargs)
+    @overload
+    async def add(self, text: str, **kwargs: Unpack[conv.AddOptions]) -> AddResult: ...
+    @overload
+    async def add(
+        self, *, messages: object, infer: bool = True, **kwargs: Unpack[conv.MessagesOptions]
+    ) -> conv.MessagesAddResult: ...
+    async def add(
+        self, text: str | None = None, **kwargs: Any
+    ) -> AddResult | conv.MessagesAddResult:
+        """``Memory.add``: a text, or mem0's ``messages=[...]`` (README "mem0-compatible add")."""
+        result: AddResult | conv.MessagesAddResult = await self._run(self.sync.add, text, **kwargs)
         return result
 
     async def add_many(self, items: Iterable[Mapping[str, Any]], **kw: Any) -> _Results:

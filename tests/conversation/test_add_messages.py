@@ -4,6 +4,7 @@ leave it working; bad input writes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from memfold import Memory
+from memfold.async_memory import AsyncMemory
 from memfold.config import LLMSettings, RoleSettings
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.conversation.add import EVENTS
@@ -179,3 +181,16 @@ def test_a_text_and_messages_together_are_refused(mem: Memory) -> None:
     with pytest.raises(InvalidInput, match="either a text or messages"):
         mem.add("I like tea.", messages=[{"role": "user", "content": "I like tea."}])  # type: ignore[call-overload]
     assert mem.list(limit=10) == []
+
+
+def test_async_memory_takes_messages_too(db_path: Path, embedder: LocalEmbedder) -> None:
+    async def scenario() -> None:
+        async with AsyncMemory(db_path, embedder=embedder, consolidate="sync") as amem:
+            out = await amem.add(messages=TALK[1:2], user_id="u1")
+            assert [r.memory for r in out.results] == [
+                "User works as a nurse at St. Mary's in Leeds"
+            ]
+            one = await amem.add("User likes tea", user_id="u1")
+            assert one.memory.text == "User likes tea"
+
+    asyncio.run(scenario())
