@@ -194,3 +194,29 @@ def test_async_memory_takes_messages_too(db_path: Path, embedder: LocalEmbedder)
             assert one.memory.text == "User likes tea"
 
     asyncio.run(scenario())
+
+
+def test_with_a_session_the_messages_join_its_transcript_and_are_the_sources(
+    mem: Memory,
+) -> None:
+    first = mem.add(messages=TALK[:2], user_id="u1", session_id="s1")
+    again = mem.add(messages=TALK[2:], user_id="u1", session_id="s1")
+    conv = mem.conversation("s1", user_id="u1")
+    transcript = conv.transcript()
+    assert [m.content for m in transcript] == [m["content"] for m in TALK]
+    assert [m.id for m in transcript] == [m.id for m in first.messages + again.messages]
+    saved = mem.get(first.results[0].id)
+    assert saved.sources == [transcript[1].id]
+    assert saved.scope.session_id == "s1"
+    assert mem.get(again.results[-1].id).sources == [transcript[3].id]
+
+
+def test_a_message_dated_before_the_transcripts_last_writes_nothing(mem: Memory) -> None:
+    late = [{"role": "user", "content": "I like tea.", "created_at": "2026-03-01T10:00:00Z"}]
+    early = [{"role": "user", "content": "I like coffee.", "created_at": "2026-02-01T10:00:00Z"}]
+    mem.add(messages=late, user_id="u1", session_id="s1")
+    before = mem.list(user_id="u1", limit=10)
+    with pytest.raises(InvalidInput):
+        mem.add(messages=early, user_id="u1", session_id="s1")
+    assert mem.list(user_id="u1", limit=10) == before
+    assert len(mem.conversation("s1", user_id="u1").transcript()) == 1

@@ -1,13 +1,16 @@
 """mem0's ``add(messages=[...], infer=...)`` on memfold (``Memory.add(messages=...)``).
 
 The messages are checked whole first (roles, contents, times in order): bad input is a
-clear error and nothing is written. Each message gets an id for this call (the sources
-of what is saved from it). ``infer=True``: the messages go through ``extract`` and each
-extract is saved through ``Memory.add`` (on-save consolidation per the mode), its
-sources the ids of its messages. ``infer=False``: each message but the system prompt is
-saved as it is, area fragments, its role in the metadata (as mem0 does, system
-messages are not memories). What comes back lists the memories created or changed,
-each with mem0's event (``EVENTS``; README "mem0-compatible add").
+clear error and nothing is written. With a ``session_id`` the messages are appended to
+that session's transcript (``Memory.conversation``; one transaction, a time before its
+last message refused) and their transcript ids are the sources of what is saved from
+them; without one, each message gets an id for this call only. ``infer=True``: the
+messages go through ``extract`` and each extract is saved through ``Memory.add``
+(on-save consolidation per the mode), its sources the ids of its messages.
+``infer=False``: each message but the system prompt is saved as it is, area fragments,
+its role in the metadata (as mem0 does, system messages are not memories). What comes
+back lists the memories created or changed, each with mem0's event (``EVENTS``; README
+"mem0-compatible add").
 """
 
 from __future__ import annotations
@@ -152,10 +155,13 @@ def add_messages(
     cleaned = clean_messages(messages, max_chars=ctx.settings.store.max_text_chars)
     now = ctx.clock()
     session = scope.key()
-    stored = [
-        Message(new_id(), session, n, m.role, m.content, m.created_at or now, m.metadata)
-        for n, m in enumerate(cleaned)
-    ]
+    if scope.session_id is not None:  # the session's transcript: real message ids
+        stored = ctx.store.append_messages(session, cleaned, now)
+    else:
+        stored = [
+            Message(new_id(), session, n, m.role, m.content, m.created_at or now, m.metadata)
+            for n, m in enumerate(cleaned)
+        ]
     out = MessagesAddResult(messages=stored)
     base = dict(metadata=options.get("metadata"), **scope.as_dict())
     base.update(category=options.get("category"), importance=options.get("importance", 0.5))
