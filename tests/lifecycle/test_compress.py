@@ -207,9 +207,10 @@ def test_the_seeds_paraphrase_passes_the_check_and_is_written(
     entry = mem_off.store.get_log(done.log_id or 0)
     assert entry is not None and entry.model == "fake-model"
     assert entry.prompt_version is not None and entry.prompt_version.startswith("compress@")
-    # The judge saw the five originals, oldest first.
+    # The judge saw the five originals as numbered lines, oldest first, without ids.
     shown = str(server.chat_requests[0]["messages"][-1]["content"])
     assert [shown.index(t) for t in SEED] == sorted(shown.index(t) for t in SEED)
+    assert shown.startswith("Memories:\n1. ") and not any(i in shown for i in ids)
 
 
 def test_a_summary_that_drops_a_date_falls_back_to_the_concatenation(

@@ -228,7 +228,7 @@ def test_merge_text_and_compress_round_trip(server: FakeLLMServer, judge: LLMJud
     assert merged.text == "User lives in Berlin\nUser moved to Berlin in 2024"
     assert merged.prompt_version == "merge@1" and merged.prompt_tokens > 0
     summary = judge.compress(memories)
-    assert summary.text == merged.text and summary.prompt_version == "compress@1"
+    assert summary.text == merged.text and summary.prompt_version == "compress@3"
     assert judge.merge_text([]).text is None
 
 

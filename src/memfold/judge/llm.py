@@ -28,6 +28,7 @@ from memfold.judge.llm_prompts import (
     confidence,
     number_rows,
     render_items,
+    render_memories,
     render_pairs,
     target_ids,
 )
@@ -337,9 +338,13 @@ class LLMJudge:
             return TextResult(text=None, reasoning="no memories given", judge=self.name)
         session = MaskSession()
         try:
-            payload = {"memories": [_memory(m, session) for m in memories]}
+            if prompt_name == "compress":  # numbered lines, as the on-save prompts
+                messages = prompt.messages(render_memories(memories, session))
+            else:
+                payload = {"memories": [_memory(m, session) for m in memories]}
+                messages = _messages(prompt, payload)
             result = await self._client.complete(
-                task, _messages(prompt, payload), TextReply, masking=session, premasked=True
+                task, messages, TextReply, masking=session, premasked=True
             )
             out = TextResult(
                 text=session.unmask(result.value.text),

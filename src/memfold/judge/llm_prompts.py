@@ -18,6 +18,7 @@ from memfold.judge.base import PairInput, SaveItem
 from memfold.llm.logprobs import TokenLogprob, value_probabilities
 from memfold.llm.schemas import DecisionOut
 from memfold.llm.secrets import MaskSession
+from memfold.model import MemoryRecord
 
 
 def _line(text: str) -> str:
@@ -65,6 +66,14 @@ def render_items(batch: Sequence[SaveItem], session: MaskSession) -> str:
             lines.append(f"{k}: {old} {differs(new, old)}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def render_memories(memories: Sequence[MemoryRecord], session: MaskSession) -> str:
+    """``Memories:`` then ``1. text`` lines in the order given (a summary's originals,
+    oldest first), masked: no ids or dates for a small model to copy or to read as
+    facts of the memories."""
+    lines = [f"{n}. {_line(session.mask(m.text))}" for n, m in enumerate(memories, start=1)]
+    return "Memories:\n" + "\n".join(lines)
 
 
 def render_pairs(batch: Sequence[PairInput], session: MaskSession) -> str:

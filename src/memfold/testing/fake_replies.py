@@ -192,6 +192,7 @@ def _memory_text(shown: str) -> str:
     return shown
 
 
+_NUMBERED = re.compile(r"^(\d+)\. (.*)$")
 _CANDIDATE = re.compile(r"^(\d+): (.*?)(?: \((?:differs: .*|same words)\))?$")
 
 
@@ -200,8 +201,9 @@ def user_payload(body: dict[str, Any]) -> Any:
     lines; they come back as ``{"items": [{"item": 1, "new": {"text": ...},
     "candidates": [{"id": "1", "text": ...}]}]}`` (a candidate's ``id`` is its number,
     which a reply may name in ``targets`` or ``target_ids``; the new one's is "0") or
-    ``{"pairs": [{"pair": 1, "a": {"text": ...}, "b": {"text": ...}}]}``. Anything else
-    is parsed as JSON."""
+    ``{"pairs": [{"pair": 1, "a": {"text": ...}, "b": {"text": ...}}]}``; a summary's
+    originals (``Memories:`` then ``1. text`` lines) as ``{"memories": [{"id": "1",
+    "text": ...}]}``. Anything else is parsed as JSON."""
     text = last_user_message(body)
     blocks = [b.splitlines() for b in text.split("\n\n")]
     if blocks and all(b and re.fullmatch(r"Item \d+", b[0]) for b in blocks):
@@ -230,5 +232,11 @@ def user_payload(body: dict[str, Any]) -> Any:
                 }
                 for b in blocks
             ]
+        }
+    lines = text.splitlines()
+    if lines and lines[0] == "Memories:":  # a summary's originals (compress prompt)
+        found = [_NUMBERED.match(line) for line in lines[1:]]
+        return {
+            "memories": [{"id": m.group(1), "text": _memory_text(m.group(2))} for m in found if m]
         }
     return json.loads(text)
