@@ -23,16 +23,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memfold.engine.context import Context
-from memfold.engine.conversation.extract_llm import RawExtract, extract_with_llm
 from memfold.engine.conversation.extract_rules import extract_by_rules
 from memfold.engine.conversation.messages import Message, NewMessage
 from memfold.judge.base import Judge
-from memfold.llm.secrets import find_secrets, mask_text
 from memfold.model import Area, Scope
 from memfold.policy.extract_check import check_extract
 from memfold.policy.result_check import ResultLimits
 
-if TYPE_CHECKING:  # openai is imported only when an LLM judge is in use
+if TYPE_CHECKING:  # memfold.llm imports openai: only when extract runs (CLI start-up)
+    from memfold.engine.conversation.extract_llm import RawExtract
     from memfold.judge.llm import LLMJudge
 
 log = logging.getLogger("memfold.conversation.extract")
@@ -70,6 +69,9 @@ def extract(
     ctx: Context, judge: Judge, messages: Sequence[Message | NewMessage], scope: Scope
 ) -> list[Extracted]:
     """Checked extracts of ``messages`` (see the module docstring); never raises."""
+    from memfold.engine.conversation.extract_llm import extract_with_llm
+    from memfold.llm.secrets import find_secrets, mask_text
+
     items = [(m.role.value, m.content) for m in messages]
     if not items:
         return []
