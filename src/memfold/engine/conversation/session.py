@@ -189,7 +189,13 @@ class Conversation:
             )
         self.last_written = result
         part = NewSummaryPart(kind, result.text, first, last, replaces)
-        return self.ctx.store.append_summary_part(self.key, part, self.ctx.clock())
+        with self.ctx.store.transaction():
+            # Another process may have written the same part while the LLM wrote this
+            # one (the call runs outside any transaction): then theirs stands.
+            parts = self.summary()
+            if win.already_written(parts, part):
+                return parts[-1]
+            return self.ctx.store.append_summary_part(self.key, part, self.ctx.clock())
 
     def _memories(self, query: str, k: int) -> list[str]:
         if k == 0:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memfold.engine.conversation.messages import Message
-from memfold.engine.conversation.parts import PartKind, SummaryPart
+from memfold.engine.conversation.parts import NewSummaryPart, PartKind, SummaryPart
 
 ChatMessage = dict[str, str]
 
@@ -46,6 +46,17 @@ def due_meta(parts: Sequence[SummaryPart], max_chars: int) -> list[SummaryPart]:
         return []
     summaries = [p for p in shown if p.kind is not PartKind.NOTE]
     return summaries if len(summaries) >= 2 else []
+
+
+def already_written(parts: Sequence[SummaryPart], new: NewSummaryPart) -> bool:
+    """Whether ``new`` is out of date: a summary part of turns another summary covers,
+    or a meta part of parts another meta part replaced."""
+    if new.kind is PartKind.SUMMARY:
+        return new.covers_from is not None and new.covers_from <= covered_to(parts)
+    if new.kind is PartKind.META:
+        replaced = {i for p in parts if p.kind is PartKind.META for i in p.replaces}
+        return any(i in replaced for i in new.replaces)
+    return False
 
 
 def system_text(
