@@ -62,3 +62,7 @@ def test_bad_input_is_an_error_and_writes_nothing(
     assert [m["content"] for m in json.loads(out)["messages"]] == ["hello"]
     code, _, err = run(capsys, "chat", "show", "s1", "-p", str(tmp_path / "none.db"))
     assert code == 2 and "does not exist" in err
+    code, _, err = run(capsys, "chat", "export", "s1", str(tmp_path / "no" / "x.jsonl"), "-p", db)
+    assert code == 2 and "no such folder" in err
+    code, _, err = run(capsys, "chat", "export", "s1", db, "-p", db)
+    assert code == 2 and "overwrite the store" in err

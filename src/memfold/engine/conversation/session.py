@@ -92,6 +92,8 @@ class Conversation:
         store_file = getattr(self.ctx.store, "path", None)
         if store_file is not None and target.resolve() == Path(store_file).resolve():
             raise InvalidInput("export would overwrite the store itself")
+        if not target.parent.is_dir():
+            raise InvalidInput(f"cannot export to {target}: no such folder {target.parent}")
         rows = self.transcript()
         with target.open("w", encoding="utf-8") as out:
             for m in rows:
