@@ -248,3 +248,29 @@ def test_an_extract_holding_a_secret_is_dropped_and_the_log_masks_it(
         assert extract(mem.ctx, RuleJudge(), _stored(talk), SCOPE) == []
     assert "holds a secret" in caplog.text
     assert "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c" not in caplog.text
+
+
+def test_the_model_sees_a_participants_name_and_may_use_it(
+    mem: Memory, server: FakeLLMServer
+) -> None:
+    talk = [
+        NewMessage(
+            Role.USER, "I went to a support group yesterday.", metadata={"name": "Caroline"}
+        ),
+        NewMessage(Role.USER, "I painted a lake sunrise.", metadata={"name": "Melanie"}),
+    ]
+    reply = {
+        "memories": [
+            {"text": "Caroline went to a support group yesterday", "area": "main", "sources": [1]},
+            {"text": "Caroline painted a lake sunrise", "area": "main", "sources": [2]},
+        ]
+    }
+    server.set_script([reply])
+    with _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, talk, SCOPE)
+    # The second names the wrong participant: Melanie said it.
+    assert [(e.text, e.sources) for e in found] == [
+        ("Caroline went to a support group yesterday", ("#0",))
+    ]
+    last = server.chat_requests[0]["messages"][-1]["content"]
+    assert "1. user (Caroline): I went to a support group yesterday." in last

@@ -47,6 +47,12 @@ class Extracted:
     by: str  # "llm" or "rules"
 
 
+def _name(message: Message | NewMessage) -> str:
+    """The participant's name a message carries (OpenAI's ``name``), if any."""
+    name = message.metadata.get("name")
+    return name.strip() if isinstance(name, str) else ""
+
+
 def source_id(message: Message | NewMessage, index: int) -> str:
     """A stored message's id; ``#index`` for one not stored yet."""
     return message.id if isinstance(message, Message) else f"#{index}"
@@ -73,6 +79,10 @@ def extract(
     from memfold.llm.secrets import find_secrets, mask_text
 
     items = [(m.role.value, m.content) for m in messages]
+    names = [_name(m) for m in messages]
+    # The model sees a participant's name ("user (Caroline)"); the check reads it too.
+    labelled = [(f"{r} ({n})" if n else r, c) for (r, c), n in zip(items, names, strict=True)]
+    said = [f"{n}: {c}" if n else c for (_, c), n in zip(items, names, strict=True)]
     if not items:
         return []
     by = "rules"
@@ -85,7 +95,7 @@ def extract(
             by = "llm"
             client = llm.client
             raw = extract_with_llm(
-                client.settings, client.usage_sink, ctx.settings.conversation, items
+                client.settings, client.usage_sink, ctx.settings.conversation, labelled
             )
     except Exception as exc:  # the conversation goes on without extracts
         log.warning(
@@ -99,12 +109,12 @@ def extract(
     limits = ResultLimits.from_settings(ctx.settings)
     out: list[Extracted] = []
     for text, area, indices in raw:
-        problems = check_extract(text, [items[i][1] for i in indices], limits)
+        problems = check_extract(text, [said[i] for i in indices], limits)
         if find_secrets(text):  # a key or password is no memory to keep
             problems.append("extract holds a secret")
         if problems:
-            shown = mask_text(text)[0]  # a log never holds the secret either
-            log.warning("extract %r dropped (%s): %s", shown, by, "; ".join(problems))
+            masked = mask_text(text)[0]  # a log never holds the secret either
+            log.warning("extract %r dropped (%s): %s", masked, by, "; ".join(problems))
             continue
         ids = tuple(source_id(messages[i], i) for i in indices)
         out.append(Extracted(text=text, area=area, sources=ids, by=by))
