@@ -284,6 +284,9 @@ class ReviewSettings(Section):
 
 class LifecycleSettings(Section):
     tick_every_adds: int = Field(5, ge=0)
+    # ...and at most once per this many seconds in one worker (a tick at 100k memories
+    # costs seconds; docs/benchmarks.md); memfold tick / Memory.tick() run at once.
+    tick_min_interval_s: float = Field(60.0, ge=0.0)
     fading_retention: float = Field(0.20, ge=0.0, le=1.0)
     cluster_similarity: float = Field(0.70, ge=0.0, le=1.0)
     cluster_size: int = Field(5, ge=2)

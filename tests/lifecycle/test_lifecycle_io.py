@@ -75,6 +75,20 @@ def test_the_background_worker_ticks_every_n_adds(db_path: Path, embedder: Local
         assert mem.get(old.memory.id).tier is Tier.COLD
 
 
+def test_the_worker_ticks_at_most_once_per_interval(db_path: Path, embedder: LocalEmbedder) -> None:
+    settings = Settings(lifecycle={"tick_every_adds": 1, "tick_min_interval_s": 3600})
+    with Memory(db_path, embedder=embedder, settings=settings) as mem:
+        mem.add("Kim likes tea", user_id="u1")
+        mem.flush(timeout=30)
+        first = mem.store.get_meta(LAST_TICK_KEY)
+        assert first is not None  # the first tick runs at once
+        old = mem.add("Kim went to a ski camp", user_id="u1", created_at="2001-01-01")
+        mem.flush(timeout=30)
+        # An add later, within the interval: no second tick, the old memory stays hot.
+        assert mem.store.get_meta(LAST_TICK_KEY) == first
+        assert mem.get(old.memory.id).tier is Tier.HOT
+
+
 def test_async_tick(db_path: Path, embedder: LocalEmbedder) -> None:
     async def run() -> list[str]:
         async with AsyncMemory(db_path, embedder=embedder, consolidate="off") as mem:

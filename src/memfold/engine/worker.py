@@ -104,25 +104,32 @@ def run_worker(
 
 
 class TickSchedule:
-    """The lifecycle tick every ``lifecycle.tick_every_adds`` adds (0: never). A tick that
-    fails is logged; the worker goes on and the next add counts toward the next one."""
+    """The lifecycle tick every ``lifecycle.tick_every_adds`` adds (0: never), at most
+    once per ``lifecycle.tick_min_interval_s`` (a tick reads the whole hot tier: seconds
+    at 100k memories, so a busy store must not tick every few adds). A tick that fails
+    is logged; the worker goes on and the next add counts toward the next one."""
 
     def __init__(self, ctx: Context, judge: Judge) -> None:
         self._ctx = ctx
         self._judge = judge
         self._lock = threading.Lock()
         self._adds = 0
+        self._last: float | None = None  # time.monotonic() of this worker's last tick
 
     def added(self, n: int) -> None:
         with self._lock:
             self._adds += n
 
     def maybe_tick(self) -> bool:
-        every = self._ctx.settings.lifecycle.tick_every_adds
+        cfg = self._ctx.settings.lifecycle
         with self._lock:
-            if every <= 0 or self._adds < every:
+            if cfg.tick_every_adds <= 0 or self._adds < cfg.tick_every_adds:
+                return False
+            now = time.monotonic()
+            if self._last is not None and now - self._last < cfg.tick_min_interval_s:
                 return False
             self._adds = 0
+            self._last = now
         try:
             tick(self._ctx, self._judge)
         except Exception:
