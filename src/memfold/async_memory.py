@@ -8,6 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Unpack, overload
 
+from memfold.async_conversation import AsyncConversation
 from memfold.async_review import AsyncReview
 from memfold.engine import transfer
 from memfold.engine.conversation import add as conv
@@ -132,6 +133,15 @@ class AsyncMemory:
     async def reembed(self, **kwargs: Any) -> int:
         result: int = await self._run(self.sync.reembed, **kwargs)
         return result
+
+    async def conversation(
+        self, session_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> AsyncConversation:
+        """``Memory.conversation`` for asyncio code: an ``AsyncConversation``."""
+        sync = await self._run(
+            self.sync.conversation, session_id, user_id=user_id, agent_id=agent_id
+        )
+        return AsyncConversation(sync)
 
     async def build_vector_index(self) -> VectorIndexBuilt:
         result: VectorIndexBuilt = await self._run(self.sync.build_vector_index)
