@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memfold.config import ConversationSettings, LLMSettings
 from memfold.judge.base import TextResult
 from memfold.judge.prompts import load_prompt
-from memfold.llm.client import LLMClient
-from memfold.llm.loop import LoopThread
-from memfold.llm.schemas import TextReply
-from memfold.llm.secrets import MaskSession
-from memfold.llm.usage import UsageSink
 from memfold.policy.conversation_summary import check_summary_text
+
+if TYPE_CHECKING:  # memfold.llm loads openai (seconds): only when a summary is asked
+    from memfold.llm.usage import UsageSink
 
 # Lines in (oldest first), the LLM's text out; None text: no summary (reason given).
 SummaryCall = Callable[[Sequence[str]], TextResult]
@@ -37,6 +36,13 @@ def llm_summary_call(settings: LLMSettings, sink: UsageSink | None) -> SummaryCa
     """One call of the ``summary`` task per summary, on its own short-lived client."""
 
     def call(lines: Sequence[str]) -> TextResult:
+        # Imported here: the LLM client loads openai (seconds), which importing memfold
+        # (every CLI command, every worker process) must not pay.
+        from memfold.llm.client import LLMClient
+        from memfold.llm.loop import LoopThread
+        from memfold.llm.schemas import TextReply
+        from memfold.llm.secrets import MaskSession
+
         prompt = load_prompt("summarize")
         session = MaskSession()
         text = "\n".join(f"{n}. {session.mask(line)}" for n, line in enumerate(lines, 1))
