@@ -32,12 +32,12 @@ from memfold import Memory
 from memfold.config import Settings
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.conversation.extract import Extracted, extract
-from memfold.engine.conversation.messages import Message, Role
 from memfold.evaluation.conversations import LocomoConversation, load_locomo
 from memfold.evaluation.env import make_eval_judge
 from memfold.evaluation.metrics import evidence_recall, mean
 from memfold.evaluation.run_locomo import CATEGORIES, CATEGORY_NAMES
 from memfold.model import Scope
+from memfold.policy.messages import Message, Role
 
 K = 10
 _SPEAKER = re.compile(r"^([^:]{1,40}):\s+(.*)$", re.DOTALL)

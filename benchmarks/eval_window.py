@@ -30,9 +30,9 @@ from bench_common import machine, parser, table, write_json
 from memfold import Memory
 from memfold.config import Settings
 from memfold.embed.local import LocalEmbedder
-from memfold.engine.conversation.parts import PartKind
 from memfold.evaluation.conversations import load_locomo
 from memfold.evaluation.run_locomo import CATEGORIES
+from memfold.policy.summary_parts import PartKind
 
 _SPEAKER = re.compile(r"^([^:]{1,40}):\s+(.*)$", re.DOTALL)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")

@@ -7,10 +7,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from memfold.engine.conversation.messages import Message
-from memfold.engine.conversation.parts import SummaryPart
 from memfold.engine.conversation.session import Conversation
 from memfold.engine.conversation.window import ChatMessage
+from memfold.policy.messages import Message
+from memfold.policy.summary_parts import SummaryPart
 
 
 class AsyncConversation:

@@ -25,9 +25,7 @@ def test_async_conversation_appends_slides_and_exports(
             conv = await mem.conversation("s1", user_id="ann")
             assert conv.session_id == "s1"
             await conv.append("user", "I moved to Lisbon in 2021.")
-            await conv.extend(
-                [{"role": "assistant", "content": f"Noted {n}."} for n in range(7)]
-            )
+            await conv.extend([{"role": "assistant", "content": f"Noted {n}."} for n in range(7)])
             with pytest.raises(InvalidInput, match="role"):
                 await conv.append("robot", "beep")
             window = await conv.messages("Where do I live?")

@@ -17,10 +17,10 @@ from memfold import Memory
 from memfold.config import ConversationSettings, LLMSettings, RoleSettings, Settings
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.conversation.extract import Extracted, extract
-from memfold.engine.conversation.messages import Message, NewMessage, Role
 from memfold.judge.llm import LLMJudge
 from memfold.judge.rules import RuleJudge
 from memfold.model import Area, Scope
+from memfold.policy.messages import Message, NewMessage, Role
 from memfold.testing.fake_llm import FakeLLMServer
 from memfold.testing.fake_replies import Fault, Reply
 

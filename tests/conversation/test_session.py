@@ -13,9 +13,9 @@ import pytest
 from memfold import Memory
 from memfold.config import ConversationSettings, Settings
 from memfold.embed.local import LocalEmbedder
-from memfold.engine.conversation.parts import PartKind
 from memfold.engine.conversation.session import Conversation
 from memfold.errors import InvalidInput
+from memfold.policy.summary_parts import PartKind
 
 TOPICS = [
     "I moved to Lisbon in 2021 and work at Acme as a data engineer.",

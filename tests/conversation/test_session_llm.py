@@ -12,7 +12,7 @@ import pytest
 from memfold import Memory
 from memfold.config import ConversationSettings, LLMSettings, RoleSettings, Settings
 from memfold.embed.local import LocalEmbedder
-from memfold.engine.conversation.parts import PartKind
+from memfold.policy.summary_parts import PartKind
 from memfold.testing.fake_llm import FakeLLMServer
 
 SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123"

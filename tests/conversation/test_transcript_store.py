@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from memfold.engine.conversation.messages import NewMessage, Role, clean_message
-from memfold.engine.conversation.parts import NewSummaryPart, PartKind
 from memfold.errors import InvalidInput
 from memfold.model import Scope
+from memfold.policy.messages import NewMessage, Role, clean_message
+from memfold.policy.summary_parts import NewSummaryPart, PartKind
 from memfold.store.postgres import PostgresStore
 from memfold.store.select import BackendStore
 from memfold.store.sqlite import SQLiteStore

@@ -9,9 +9,9 @@ from memfold import Memory
 from memfold.config import ConversationSettings, Settings
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.conversation import window as win
-from memfold.engine.conversation.parts import NewSummaryPart, PartKind, SummaryPart
 from memfold.engine.conversation.session import Conversation
 from memfold.judge.base import TextResult
+from memfold.policy.summary_parts import NewSummaryPart, PartKind, SummaryPart
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

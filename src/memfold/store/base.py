@@ -15,8 +15,6 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from memfold.engine.conversation.messages import Message, NewMessage
-from memfold.engine.conversation.parts import NewSummaryPart, SummaryPart
 from memfold.index.bm25 import Bm25Params
 from memfold.index.rows import IndexRow
 from memfold.model import (
@@ -34,6 +32,8 @@ from memfold.model import (
     Status,
 )
 from memfold.policy.filters import Filter
+from memfold.policy.messages import Message, NewMessage
+from memfold.policy.summary_parts import NewSummaryPart, SummaryPart
 
 __all__ = ["DatabaseVectorSearch", "IndexRow", "NewLogEntry", "Store"]
 

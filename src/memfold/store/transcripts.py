@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from memfold.engine.conversation.messages import Message, NewMessage
-from memfold.engine.conversation.parts import NewSummaryPart, PartKind
 from memfold.errors import InvalidInput
 from memfold.model import new_id
+from memfold.policy.messages import Message, NewMessage
+from memfold.policy.summary_parts import NewSummaryPart, PartKind
 
 
 def stamped(

@@ -22,10 +22,10 @@ from typing import Any, TypedDict
 
 from memfold.engine.context import Context
 from memfold.engine.conversation.extract import extract
-from memfold.engine.conversation.messages import Message, Role, clean_messages
 from memfold.errors import InvalidInput
 from memfold.judge.base import Judge
 from memfold.model import Action, AddResult, Area, Category, JSONDict, Scope, new_id
+from memfold.policy.messages import Message, Role, clean_messages
 from memfold.store.base import Store
 
 # mem0's event for each memfold on-save action (None: not decided yet, as in the

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 from memfold.engine.context import Context
 from memfold.engine.conversation.extract_rules import extract_by_rules
-from memfold.engine.conversation.messages import Message, NewMessage
 from memfold.judge.base import Judge
 from memfold.model import Area, Scope
 from memfold.policy.extract_check import check_extract
+from memfold.policy.messages import Message, NewMessage
 from memfold.policy.result_check import ResultLimits
 
 if TYPE_CHECKING:  # memfold.llm imports openai: only when extract runs (CLI start-up)

@@ -19,8 +19,6 @@ from typing import Any
 
 from memfold.engine.context import Context
 from memfold.engine.conversation import window as win
-from memfold.engine.conversation.messages import Message, clean_message, clean_messages
-from memfold.engine.conversation.parts import NewSummaryPart, PartKind, SummaryPart
 from memfold.engine.conversation.summarize import (
     SummaryCall,
     Written,
@@ -30,6 +28,8 @@ from memfold.engine.conversation.summarize import (
 from memfold.errors import InvalidInput
 from memfold.model import Scope, SearchHit
 from memfold.policy.conversation_summary import compress_parts, digest
+from memfold.policy.messages import Message, clean_message, clean_messages
+from memfold.policy.summary_parts import NewSummaryPart, PartKind, SummaryPart
 from memfold.policy.validate import clean_scope, clean_text
 
 log = logging.getLogger("memfold.conversation")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memfold.engine.conversation.messages import Message
-from memfold.engine.conversation.parts import NewSummaryPart, PartKind, SummaryPart
+from memfold.policy.messages import Message
+from memfold.policy.summary_parts import NewSummaryPart, PartKind, SummaryPart
 
 ChatMessage = dict[str, str]
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from memfold.engine.conversation.messages import Message, NewMessage, Role
-from memfold.engine.conversation.parts import NewSummaryPart, PartKind, SummaryPart
 from memfold.model import new_id
+from memfold.policy.messages import Message, NewMessage, Role
+from memfold.policy.summary_parts import NewSummaryPart, PartKind, SummaryPart
 from memfold.store.postgres.connection import Connections
 from memfold.store.transcripts import check_part, stamped
 

@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from memfold.engine.conversation.messages import Message, NewMessage, Role
-from memfold.engine.conversation.parts import NewSummaryPart, PartKind, SummaryPart
 from memfold.model import new_id, parse_time
+from memfold.policy.messages import Message, NewMessage, Role
+from memfold.policy.summary_parts import NewSummaryPart, PartKind, SummaryPart
 from memfold.store.sqlite.connection import Connections
 from memfold.store.transcripts import check_part, stamped
 
