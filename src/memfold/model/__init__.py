@@ -1,0 +1,67 @@
+"""Records and enums shared by every layer. No I/O happens here.
+
+records: memories, scopes, links, log entries and their enums; work: jobs, candidates,
+decisions, search hits, add results and review items.
+"""
+
+from memfold.model.records import (
+    Action,
+    Area,
+    Category,
+    ConsolidateMode,
+    JobStatus,
+    JSONDict,
+    Link,
+    LinkKind,
+    LogEntry,
+    MemoryRecord,
+    PairLabel,
+    Scope,
+    Status,
+    Tier,
+    Vector,
+    content_hash,
+    new_id,
+    normalize_text,
+    parse_time,
+    utcnow,
+)
+from memfold.model.work import (
+    AddResult,
+    Candidate,
+    Decision,
+    Job,
+    QueueItem,
+    ReviewRun,
+    SearchHit,
+)
+
+__all__ = [
+    "Action",
+    "AddResult",
+    "Area",
+    "Candidate",
+    "Category",
+    "ConsolidateMode",
+    "Decision",
+    "JSONDict",
+    "Job",
+    "JobStatus",
+    "Link",
+    "LinkKind",
+    "LogEntry",
+    "MemoryRecord",
+    "PairLabel",
+    "QueueItem",
+    "ReviewRun",
+    "Scope",
+    "SearchHit",
+    "Status",
+    "Tier",
+    "Vector",
+    "content_hash",
+    "new_id",
+    "normalize_text",
+    "parse_time",
+    "utcnow",
+]
