@@ -28,7 +28,6 @@ context's clock; a ``now`` earlier than the last tick's is refused.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from typing import Any
 
 from memfold.engine.changes import ChangeSet, commit
 from memfold.engine.context import Context
+from memfold.engine.lifecycle.compress import compress_fading
 from memfold.errors import InvalidInput
 from memfold.judge.base import Judge
 from memfold.model import (
@@ -248,22 +248,13 @@ def _compress(
     active: Sequence[MemoryRecord],
     when: datetime,
 ) -> str:
-    """Compression of fading clusters, when engine/lifecycle/compress.py is there."""
-    try:
-        module = importlib.import_module("memfold.engine.lifecycle.compress")
-    except ImportError:
-        return "not available"
-    compress_fading = getattr(module, "compress_fading", None)
-    if compress_fading is None:
-        return "not available"
+    """Compression of fading clusters (engine/lifecycle/compress.py)."""
     candidates = fading_candidates(ctx, active, when)
     if not candidates:
         return "no fading memories"
     results = compress_fading(ctx, judge, candidates, when)
     report.compressions = list(results)
-    report.log_ids.extend(
-        log_id for r in report.compressions if (log_id := getattr(r, "log_id", None)) is not None
-    )
+    report.log_ids.extend(r.log_id for r in results if r.log_id is not None)
     return "ran"
 
 
