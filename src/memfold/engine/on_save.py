@@ -79,7 +79,11 @@ def candidates_for(
     # A backlog of saves newer than this one (restatements pending with it) can fill the
     # nearest ones fetched and hide an older memory: fetch more until enough older ones
     # are found, the scope has no more, or the cap is reached.
-    while len(older) < cfg.candidates_judged and len(found) >= fetched < cfg.candidates_fetch_max:
+    while (
+        len(older) < cfg.candidates_judged
+        and len(found) >= fetched  # the search was full: more may lie beyond it
+        and fetched < cfg.candidates_fetch_max
+    ):
         fetched = min(fetched * 4, cfg.candidates_fetch_max)
         found = similar_active(ctx, record, k=fetched, min_similarity=cfg.discovery_threshold)
         order.update(ctx.store.insertion_order([c.memory.id for c in found]))
