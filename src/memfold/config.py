@@ -51,6 +51,7 @@ __all__ = [
     "ReviewSettings",
     "RoleSettings",
     "SearchSettings",
+    "ServerSettings",
     "Settings",
     "StoreSettings",
     "config_file_path",
@@ -126,6 +127,22 @@ class ConversationSettings(Section):
     # and the messages go to the model this many at a time (one call each).
     extract_timeout_s: float = Field(60.0, gt=0)
     extract_batch_messages: int = Field(20, ge=1)
+
+
+class ServerSettings(Section):
+    """``memfold serve`` and ``memfold mcp`` (memfold.server)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+    # A request body above this many bytes is refused with 413 before it is parsed.
+    max_body_bytes: int = Field(1_000_000, ge=1024)
+    # Requests per key and minute (a token bucket: bursts up to the same number); 0: none.
+    rate_limit_per_minute: float = Field(600.0, ge=0.0)
+    # Origins allowed by CORS; empty (the default): no CORS headers, browsers refuse
+    # cross-origin calls.
+    cors_origins: list[str] = Field(default_factory=list)
+    # Pages of list endpoints: at most this many items per page.
+    max_page_size: int = Field(1000, ge=1)
 
 
 class RoleSettings(Section):
@@ -220,6 +237,7 @@ class Settings(BaseSettings):
     lifecycle: LifecycleSettings = Field(default_factory=LifecycleSettings)
     conversation: ConversationSettings = Field(default_factory=ConversationSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     @model_validator(mode="before")
     @classmethod

@@ -4,6 +4,7 @@ records: memories, scopes, links, log entries and their enums; work: jobs, candi
 decisions, search hits, add results and review items.
 """
 
+from memfold.model.keys import ApiKey, Role
 from memfold.model.records import (
     Action,
     Area,
@@ -39,6 +40,7 @@ from memfold.model.work import (
 __all__ = [
     "Action",
     "AddResult",
+    "ApiKey",
     "Area",
     "Candidate",
     "Category",
@@ -54,6 +56,7 @@ __all__ = [
     "PairLabel",
     "QueueItem",
     "ReviewRun",
+    "Role",
     "Scope",
     "SearchHit",
     "Status",

@@ -18,6 +18,7 @@ import numpy as np
 from memfold.index.bm25 import Bm25Params
 from memfold.index.rows import IndexRow
 from memfold.model import (
+    ApiKey,
     Area,
     Job,
     JSONDict,
@@ -331,6 +332,23 @@ class Store(Protocol):
     def summary_parts(self, session_key: str) -> list[SummaryPart]: ...
     def transcript_sessions(self) -> list[str]: ...
     def delete_transcripts(self, session_keys: Sequence[str]) -> int: ...
+
+    # API keys of the service (store/<backend>/keys.py): the secret's hash only
+    def insert_api_key(self, key: ApiKey, secret_hash: str) -> None:
+        """A new key; an id or hash already stored: InvalidInput."""
+        ...
+
+    def api_key_by_hash(self, secret_hash: str) -> ApiKey | None:
+        """The key with this hash, revoked or not (the caller checks)."""
+        ...
+
+    def list_api_keys(self, *, include_revoked: bool = False) -> list[ApiKey]:
+        """Oldest first."""
+        ...
+
+    def revoke_api_key(self, key_id: str, at: datetime) -> ApiKey | None:
+        """Set revoked_at (kept when already revoked); None: no such key."""
+        ...
 
 
 @runtime_checkable

@@ -270,6 +270,25 @@ MIGRATIONS: list[tuple[int, str]] = [
             FOR EACH ROW EXECUTE FUNCTION memfold_append_only();
         """,
     ),
+    (
+        6,
+        # API keys of the service (memfold.server, engine/keys.py): the SHA-256 of the
+        # token, never the token; prefix is the token's public start shown in listings.
+        # A revoked key keeps its row (revoked_at set), so listings show who had access.
+        """
+        CREATE TABLE IF NOT EXISTS api_keys (
+            id TEXT PRIMARY KEY,
+            prefix TEXT NOT NULL,
+            secret_hash TEXT NOT NULL UNIQUE,
+            role TEXT NOT NULL,
+            user_id TEXT,
+            agent_id TEXT,
+            label TEXT NOT NULL DEFAULT '',
+            created_at TIMESTAMPTZ NOT NULL,
+            revoked_at TIMESTAMPTZ
+        );
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

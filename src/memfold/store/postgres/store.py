@@ -30,6 +30,7 @@ from memfold.store.postgres.connection import Connections, Params
 from memfold.store.postgres.erase import EraseTablesMixin
 from memfold.store.postgres.filter_sql import filter_sql
 from memfold.store.postgres.jobs import JobsTableMixin
+from memfold.store.postgres.keys import KeysMixin
 from memfold.store.postgres.keyword import KeywordSearchMixin
 from memfold.store.postgres.lifecycle import LifecycleScanMixin
 from memfold.store.postgres.log import LogTablesMixin
@@ -62,6 +63,7 @@ class PostgresStore(
     VectorSearchMixin,
     LifecycleScanMixin,
     TranscriptTablesMixin,
+    KeysMixin,
 ):
     def __init__(
         self,

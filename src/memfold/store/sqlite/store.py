@@ -32,6 +32,7 @@ from memfold.store.sqlite.connection import Connections
 from memfold.store.sqlite.erase import EraseTablesMixin
 from memfold.store.sqlite.filter_sql import filter_sql
 from memfold.store.sqlite.jobs import JobsTableMixin
+from memfold.store.sqlite.keys import KeysMixin
 from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.lifecycle import LifecycleScanMixin
 from memfold.store.sqlite.log import LogTablesMixin
@@ -59,6 +60,7 @@ class SQLiteStore(
     ScopedBm25Mixin,
     LifecycleScanMixin,
     TranscriptTablesMixin,
+    KeysMixin,
     LogTablesMixin,
 ):
     def __init__(

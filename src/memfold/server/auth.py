@@ -1,0 +1,105 @@
+"""Who is calling, and which scope a request may touch.
+
+Every request carries ``Authorization: Bearer <token>`` (engine/keys.py makes tokens).
+A missing, unknown or revoked key is 401. A read or write key is bound to its user (and
+agent, when the key names one): a request that names another scope, or an id whose
+memory lives in another scope, is 404 with the same message as an unknown id, so a key
+learns nothing about other tenants. An admin key may name any scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+
+from memfold.engine.keys import verify_key
+from memfold.errors import NotFound
+from memfold.memory import Memory
+from memfold.model import ApiKey, MemoryRecord, Role, Scope
+from memfold.policy.validate import clean_id, clean_scope
+
+
+def get_memory(request: Request) -> Memory:
+    """The Memory the app serves (create_app puts it on app.state)."""
+    memory: Memory = request.app.state.memory
+    return memory
+
+
+# Route parameters: ``memory: MemoryDep``.
+MemoryDep = Annotated[Memory, Depends(get_memory)]
+
+
+def bearer_token(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def authenticate(request: Request, memory: MemoryDep) -> ApiKey:
+    """The calling key; 401 when missing, unknown or revoked."""
+    key = verify_key(memory.store, bearer_token(request))
+    if key is None:
+        raise HTTPException(
+            status_code=401,
+            detail="a valid API key is required: Authorization: Bearer <key>",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    request.state.api_key = key
+    return key
+
+
+def require(role: Role) -> Callable[..., ApiKey]:
+    """A dependency: the calling key, which must hold at least ``role`` (else 403)."""
+
+    def check(key: Annotated[ApiKey, Depends(authenticate)]) -> ApiKey:
+        if not key.role.allows(role):
+            raise HTTPException(status_code=403, detail=f"this endpoint needs a {role.value} key")
+        return key
+
+    return check
+
+
+def request_scope(
+    key: ApiKey,
+    memory: Memory,
+    user_id: str | None,
+    agent_id: str | None,
+    session_id: str | None,
+) -> Scope:
+    """The scope a request may use: the key's own ids fill what the request leaves
+    out; naming another user or agent is NotFound (404). An admin key without a user
+    takes the ids as given (memfold's default user when none)."""
+    if key.user_id is not None:
+        if user_id is not None and user_id != key.user_id:
+            raise NotFound(f"no scope user_id={user_id!r}")
+        user_id = key.user_id
+        if key.agent_id is not None:
+            if agent_id is not None and agent_id != key.agent_id:
+                raise NotFound(f"no scope agent_id={agent_id!r}")
+            agent_id = key.agent_id
+    default = memory.settings.store.default_user_id
+    return clean_scope(user_id, agent_id, session_id, default_user_id=default)
+
+
+def may_see(key: ApiKey, scope: Scope) -> bool:
+    """Whether a memory (or log row, review item) of ``scope`` is within the key's."""
+    if key.user_id is None:
+        return True
+    if scope.user_id != key.user_id:
+        return False
+    return key.agent_id is None or scope.agent_id == key.agent_id
+
+
+def owned_memory(key: ApiKey, memory: Memory, memory_id: str) -> MemoryRecord:
+    """The memory with exactly this id, when the key may see it; otherwise NotFound
+    with the message an unknown id gets. (No id prefixes over HTTP: an ambiguous
+    prefix would name other tenants' ids.)"""
+    given = clean_id(memory_id, "memory id")
+    stored = memory.store.get_memory(given)
+    if stored is None or not may_see(key, stored.scope):
+        raise NotFound(f"no memory with id {given!r}")
+    return memory.get(given)
