@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -37,15 +36,16 @@ from tenacity import (
 )
 
 from memfold.config import LLMSettings
-from memfold.errors import (
-    BudgetExhausted,
-    LLMError,
-    LLMReplyInvalid,
-    LLMTimeout,
-    LLMUnavailable,
-    SecretLeak,
-)
+from memfold.errors import BudgetExhausted, LLMError, LLMReplyInvalid, SecretLeak
 from memfold.llm import usage as outcomes
+from memfold.llm.call_errors import (
+    LOGPROBS,
+    MAX_COMPLETION_TOKENS,
+    MAX_TOKENS,
+    ParamRefused,
+    classify_failure,
+)
+from memfold.llm.call_errors import retryable as retryable_error
 from memfold.llm.formats import (
     FORMATS,
     JSON_SCHEMA,
@@ -78,38 +78,6 @@ class LLMResult(Generic[T]):
     usage: CallUsage
     raw: str
     logprobs: tuple[TokenLogprob, ...] | None = None
-
-
-# Request parameters a server may refuse, each dropped for that endpoint once refused.
-MAX_TOKENS, MAX_COMPLETION_TOKENS, LOGPROBS = "max_tokens", "max_completion_tokens", "logprobs"
-_REFUSABLE = (LOGPROBS, MAX_TOKENS, MAX_COMPLETION_TOKENS)
-
-
-class ParamRefused(Exception):
-    """The server refused a request parameter it was sent (it names it in its 4xx)."""
-
-    def __init__(self, param: str, status: int, message: str) -> None:
-        super().__init__(message)
-        self.param = param
-        self.status = status
-
-
-def _refused_param(err: openai.APIStatusError, sent: set[str]) -> str | None:
-    """The droppable parameter a 400/422 names, if it was sent."""
-    if err.status_code not in (400, 422):
-        return None
-    said = f"{err.message} {err.body}".lower()
-    for param in _REFUSABLE:
-        if param in sent and re.search(rf"\b(top_)?{param}\b", said):
-            return param
-    return None
-
-
-def _retryable(exc: BaseException) -> bool:
-    """429, 5xx and connection errors may pass on a retry; other 4xx will not."""
-    return isinstance(
-        exc, openai.RateLimitError | openai.InternalServerError | openai.APIConnectionError
-    )
 
 
 class LLMClient:
@@ -333,7 +301,7 @@ class LLMClient:
         probing = fmt != PROMPT_ONLY and role.endpoint not in self._confirmed
 
         def retryable(exc: BaseException) -> bool:
-            return _retryable(exc) and not (probing and refuses_format(exc))
+            return retryable_error(exc) and not (probing and refuses_format(exc))
 
         client = self._openai(role)
         attempts = 0
@@ -351,32 +319,19 @@ class LLMClient:
                     with attempt:
                         attempts += 1
                         completion = await client.chat.completions.create(**kwargs)
-        except TimeoutError:
-            exc: LLMError = LLMTimeout(
-                f"{role.endpoint} did not answer within {timeout_s:g} s ({attempts} attempt(s))"
+        except (TimeoutError, openai.OpenAIError, ValueError) as err:
+            failure = classify_failure(
+                err,
+                endpoint=role.endpoint,
+                attempts=attempts,
+                timeout_s=timeout_s,
+                probing=probing,
+                sent=sent,
             )
-            raise self._fail(exc, replace(base, outcome=outcomes.TIMEOUT), started) from None
-        except openai.RateLimitError as err:
-            exc = BudgetExhausted(f"{role.endpoint} rate-limited the call (429): {err.message}")
-            raise self._fail(exc, replace(base, outcome=outcomes.RATE_LIMITED), started) from None
-        except openai.APITimeoutError:
-            exc = LLMTimeout(f"{role.endpoint} timed out after {attempts} attempt(s)")
-            raise self._fail(exc, replace(base, outcome=outcomes.TIMEOUT), started) from None
-        except openai.APIConnectionError as err:
-            exc = LLMUnavailable(f"{role.endpoint} unreachable: {err}")
-            self._mark_down(role, str(exc))
-            raise self._fail(exc, replace(base, outcome=outcomes.UNAVAILABLE), started) from None
-        except openai.APIStatusError as err:
-            if probing and refuses_format(err):
-                raise FormatRefused(err.status_code, err.message) from None
-            param = _refused_param(err, sent)
-            if param is not None:
-                raise ParamRefused(param, err.status_code, err.message) from None
-            exc = LLMUnavailable(f"{role.endpoint} answered HTTP {err.status_code}: {err.message}")
-            raise self._fail(exc, replace(base, outcome=outcomes.UNAVAILABLE), started) from None
-        except (openai.APIResponseValidationError, ValueError) as err:
-            exc = LLMReplyInvalid(f"{role.endpoint} sent a malformed response: {err}")
-            raise self._fail(exc, replace(base, outcome=outcomes.INVALID), started) from None
+            if failure.down:
+                self._mark_down(role, str(failure.error))
+            outcome = replace(base, outcome=failure.outcome)
+            raise self._fail(failure.error, outcome, started) from None
         return completion, attempts
 
     def _fail(self, exc: LLMError, usage: CallUsage, started: float) -> LLMError:
