@@ -21,8 +21,9 @@ def migrate(
     target: Annotated[str, typer.Option("--to", help="postgresql://... of an empty store.")],
     as_json: JsonOpt = False,
 ) -> None:
-    """Copy every row (memories, links, the log with its undo, jobs, review, usage)
-    of a SQLite store into an empty PostgreSQL store. The file is only read."""
+    """Copy every row (memories, links, the log with its undo, jobs, review, usage,
+    conversations, API keys) of a SQLite store into an empty PostgreSQL store. The
+    file is only read."""
     file = Path(str(source).removeprefix("sqlite:")).expanduser()
     if not file.is_file():
         raise InvalidInput(f"no such SQLite file: {file}")

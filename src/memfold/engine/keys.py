@@ -26,6 +26,23 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def check_key_request(
+    role: object, user_id: object, agent_id: object, label: object
+) -> tuple[Role, str | None, str | None, str]:
+    """The cleaned role, user, agent and label of a new key; InvalidInput otherwise (the
+    CLI checks before it opens, so bad input creates no store file)."""
+    chosen = clean_enum(role, Role, "role")
+    user = None if user_id is None else clean_id(user_id, "user_id")
+    agent = None if agent_id is None else clean_id(agent_id, "agent_id")
+    if chosen is not Role.ADMIN and user is None:
+        raise InvalidInput(f"a {chosen.value} key needs a user_id (its scope)")
+    if agent is not None and user is None:
+        raise InvalidInput("agent_id needs a user_id")
+    if not isinstance(label, str) or len(label) > _LABEL_MAX_CHARS or "\x00" in label:
+        raise InvalidInput(f"label must be a string of at most {_LABEL_MAX_CHARS} characters")
+    return chosen, user, agent, label
+
+
 def create_key(
     store: Store,
     *,
@@ -37,15 +54,7 @@ def create_key(
     """A new key and its token (shown once: only the hash is stored). Read and write
     keys are bound to a user (and, given an agent, to that agent); an admin key may
     name a user too, or none (any scope)."""
-    chosen = clean_enum(role, Role, "role")
-    user = None if user_id is None else clean_id(user_id, "user_id")
-    agent = None if agent_id is None else clean_id(agent_id, "agent_id")
-    if chosen is not Role.ADMIN and user is None:
-        raise InvalidInput(f"a {chosen.value} key needs a user_id (its scope)")
-    if agent is not None and user is None:
-        raise InvalidInput("agent_id needs a user_id")
-    if not isinstance(label, str) or len(label) > _LABEL_MAX_CHARS or "\x00" in label:
-        raise InvalidInput(f"label must be a string of at most {_LABEL_MAX_CHARS} characters")
+    chosen, user, agent, label = check_key_request(role, user_id, agent_id, label)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     key = ApiKey(
         id=new_id(),
@@ -80,9 +89,14 @@ def list_keys(store: Store, *, include_revoked: bool = False) -> list[ApiKey]:
 
 
 def revoke_key(store: Store, key_id: object) -> ApiKey:
-    """Revoke by id or by the token's shown prefix; NotFound when nothing matches."""
+    """Revoke by id, by the start of the id listings show (8 characters or more) or by
+    the token's shown prefix; NotFound when nothing matches."""
     given = clean_id(key_id, "key id")
-    matches = [k for k in store.list_api_keys(include_revoked=True) if given in (k.id, k.prefix)]
+    matches = [
+        k
+        for k in store.list_api_keys(include_revoked=True)
+        if given == k.prefix or k.id == given or (len(given) >= 8 and k.id.startswith(given))
+    ]
     if not matches:
         raise NotFound(f"no API key {given!r}")
     if len(matches) > 1:

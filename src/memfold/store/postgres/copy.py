@@ -2,10 +2,11 @@
 
 Everything comes along with its ids: memories (versions, change numbers, insertion
 order, vectors), tombstones, links, the log with its undo marks, jobs, the review
-queue, feedback, review runs, LLM usage, erasures and the meta keys (less SQLite's
-own). One PostgreSQL transaction: the copy lands whole or not at all. The SQLite file
-is opened read-only and never changed (it must be at the current schema: open it
-once with this memfold first). The target must hold no memory and no log row.
+queue, feedback, review runs, LLM usage, erasures, transcripts and summary parts, API
+keys (their hashes) and the meta keys (less SQLite's own). One PostgreSQL transaction:
+the copy lands whole or not at all. The SQLite file is opened read-only and never
+changed (it must be at the current schema: open it once with this memfold first). The
+target must hold no memory and no log row.
 """
 
 from __future__ import annotations
@@ -112,6 +113,14 @@ _TABLES: dict[str, tuple[list[str], dict[str, str], str | None]] = {
             "replaces", "created_at",
         ],
         {"created_at": _T, "replaces": _J},
+        None,
+    ),
+    "api_keys": (
+        [
+            "id", "prefix", "secret_hash", "role", "user_id", "agent_id", "label",
+            "created_at", "revoked_at",
+        ],
+        {"created_at": _T, "revoked_at": _T},
         None,
     ),
     "meta": (["key", "value"], {}, None),
