@@ -136,8 +136,8 @@ class ServerSettings(Section):
     port: int = Field(8765, ge=0, le=65535)
     # A request body above this many bytes is refused with 413 before it is parsed.
     max_body_bytes: int = Field(1_000_000, ge=1024)
-    # Requests per key and minute (a token bucket: bursts up to the same number); 0: none.
-    rate_limit_per_minute: float = Field(600.0, ge=0.0)
+    # Requests per key in any 60 seconds (a moving window, per server process); 0: none.
+    rate_limit_per_minute: int = Field(600, ge=0)
     # Origins allowed by CORS; empty (the default): no CORS headers, browsers refuse
     # cross-origin calls.
     cors_origins: list[str] = Field(default_factory=list)

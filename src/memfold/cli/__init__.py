@@ -18,6 +18,7 @@ for _module in (
     "review",
     "chat",
     "tools",
+    "serve",
     "keys",
 ):
     import_module(f"memfold.cli.{_module}")

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 
 from memfold.memory import Memory
+from memfold.server.errors import install_error_handlers
+from memfold.server.limits import BodySizeLimit, RateLimiter
+from memfold.server.routes import api_router
 
 
 def create_app(memory: Memory) -> FastAPI:
@@ -12,4 +16,17 @@ def create_app(memory: Memory) -> FastAPI:
     (``/review``), serving ``memory`` with its settings (``memory.settings.server``)."""
     app = FastAPI(title="memfold", version="0.1.0", docs_url="/docs")
     app.state.memory = memory
+    cfg = memory.settings.server
+    app.state.rate_limiter = RateLimiter(cfg.rate_limit_per_minute)
+    install_error_handlers(app)
+    app.include_router(api_router())
+    if cfg.cors_origins:  # off by default: browsers refuse cross-origin calls
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cfg.cors_origins),
+            allow_methods=["GET", "POST", "PUT", "DELETE"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
+    # Outermost: an oversize body is refused before anything reads it.
+    app.add_middleware(BodySizeLimit, max_bytes=cfg.max_body_bytes)
     return app
