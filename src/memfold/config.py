@@ -134,6 +134,8 @@ class ServerSettings(Section):
 
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
+    # ``memfold mcp --transport http``: its port unless --port names one.
+    mcp_port: int = Field(8766, ge=0, le=65535)
     # A request body above this many bytes is refused with 413 before it is parsed.
     max_body_bytes: int = Field(1_000_000, ge=1024)
     # Requests per key in any 60 seconds (a moving window, per server process); 0: none.

@@ -22,7 +22,10 @@ from memfold.errors import ConfigError
 ENV_PREFIX = "MEMFOLD_"
 # Short names the README documents (read by Settings._flat_env_aliases and
 # config_file_path), accepted beside the MEMFOLD_<SECTION>__<NAME> form.
-ENV_ALIASES = frozenset({"PATH", "URL", "CONFIG", "LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY"})
+# MEMFOLD_API_KEY is no setting: `memfold mcp` reads it as its --key (cli/mcp.py).
+ENV_ALIASES = frozenset(
+    {"PATH", "URL", "CONFIG", "LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY", "API_KEY"}
+)
 _SECRET_HINTS = ("api_key", "password", "token")
 
 

@@ -20,6 +20,7 @@ for _module in (
     "tools",
     "serve",
     "keys",
+    "mcp",
 ):
     import_module(f"memfold.cli.{_module}")
 
