@@ -20,7 +20,7 @@ def mcp(
     url: Annotated[
         str | None,
         typer.Option(
-            help="A PostgreSQL store instead of a file: postgresql://... (memfold[postgres])."
+            help="A PostgreSQL store instead of a file: postgresql://... (the postgres extra)."
         ),
     ] = None,
     user_id: Annotated[
