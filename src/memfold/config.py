@@ -145,6 +145,10 @@ class ServerSettings(Section):
     cors_origins: list[str] = Field(default_factory=list)
     # Pages of list endpoints: at most this many items per page.
     max_page_size: int = Field(1000, ge=1)
+    # The review page (/review): the newest log rows it shows (those the key may see).
+    review_log_rows: int = Field(50, ge=1)
+    # The period of the report's plots on /review/report unless the page asks for another.
+    review_report_since: str = "7d"
 
 
 class RoleSettings(Section):

@@ -8,6 +8,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from memfold.memory import Memory
 from memfold.server.errors import install_error_handlers
 from memfold.server.limits import BodySizeLimit, RateLimiter
+from memfold.server.review_page import router as review_page_router
 from memfold.server.routes import api_router
 
 
@@ -29,4 +30,5 @@ def create_app(memory: Memory) -> FastAPI:
         )
     # Outermost: an oversize body is refused before anything reads it.
     app.add_middleware(BodySizeLimit, max_bytes=cfg.max_body_bytes)
+    app.include_router(review_page_router)
     return app
