@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -13,6 +15,14 @@ from memfold.errors import InvalidInput, MissingExtra
 from memfold.memory import Memory
 
 _MODES = ("background", "sync", "queue", "off")
+
+
+class _Stopped(Exception):
+    """SIGTERM: leave uvicorn's loop as on Ctrl-C, so the store is closed cleanly."""
+
+
+def _raise_stopped(signum: int, frame: FrameType | None) -> None:
+    raise _Stopped
 
 
 @app.command()
@@ -63,4 +73,13 @@ def serve(
             f"http://{chosen_host}:{chosen_port} (docs: /docs, review page: /review)",
             err=True,
         )
-        run_server(memory, chosen_host, chosen_port)
+        # uvicorn stops on SIGINT/SIGTERM, then raises the signal again under the handler
+        # found before it started: this one, so the worker stops and the file is closed.
+        previous = signal.signal(signal.SIGTERM, _raise_stopped)
+        try:
+            run_server(memory, chosen_host, chosen_port)
+        except (KeyboardInterrupt, _Stopped):
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    typer.echo("memfold serve stopped", err=True)
