@@ -118,3 +118,14 @@ def test_a_key_bound_to_an_agent_does_not_see_its_users_other_memories(world: Wo
     alice = world.tenants["alice"]
     assert client.get(f"/v1/memories/{alice.memory_id}").status_code == 404
     assert client.get("/v1/memories", params={"agent_id": "other"}).status_code == 404
+
+
+def test_a_keys_log_rows_are_found_behind_many_rows_of_another_user(world: World) -> None:
+    alice, bob = world.tenants["alice"], world.tenants["bob"]
+    client = world.live.client(alice.read)
+    newest = client.get("/v1/log", params={"limit": 1}).json()["results"]
+    assert newest and newest[0]["input_ids"] + newest[0]["output_ids"]
+    for n in range(210):  # more than the first batch the route reads (200)
+        world.live.memory.update(bob.memory_id, importance=(n % 10) / 10)
+    again = client.get("/v1/log", params={"limit": 1}).json()["results"]
+    assert [r["id"] for r in again] == [r["id"] for r in newest]
