@@ -105,7 +105,8 @@ def log_in(page: Page, token: str) -> None:
     page.goto("/review")
     page.get_by_label("API key").focus()
     page.keyboard.type(token)
-    page.keyboard.press("Enter")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
 
 
 def press(page: Page, selector: str) -> None:
@@ -189,6 +190,12 @@ def test_a_second_users_key_neither_sees_nor_acts_on_the_first_users_item(
     page.reload()
     expect(page.locator("#flash")).to_contain_text(f"no review item {first.item_id}")
     assert served.item_status(first.item_id) == "held"
+    # The first user's logged merge is not in the second user's log.
+    merge_id = served.memory.review.approve(first.item_id)
+    page.get_by_role("link", name="Log").click()
+    expect(page.get_by_role("heading", name="Change log")).to_be_visible()
+    expect(page.locator(f"#log-{merge_id}")).to_have_count(0)
+    expect(page.locator("main")).not_to_contain_text(first.fact)
     # A key revoked meanwhile is logged out at the next request.
     revoke_key(served.memory.store, dan[:11])
     page.reload()
@@ -228,6 +235,11 @@ def test_admin_sees_the_plots_and_resumes_the_breaker(
     served.memory.store.set_meta(BREAKER_KEY, json.dumps({"open": True, "run_id": 1}))
     page = context.new_page()
     log_in(page, served.key("admin"))
+    # The first Tab stop is the skip link; focused controls draw a visible outline.
+    page.keyboard.press("Tab")
+    expect(page.locator(".skip-link")).to_be_focused()
+    page.locator("#resume").focus()
+    assert page.locator("#resume").evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
     expect(page.locator("#breaker-state")).to_contain_text("Open")
     press(page, "#resume")
     expect(page.locator("#breaker-state")).to_contain_text("Closed")

@@ -24,6 +24,7 @@ from memfold.model import ApiKey, Role
 from memfold.server import review_page_views as views
 from memfold.server.review_page_session import (
     SECURITY_HEADERS,
+    Refusal,
     clear_flash,
     clear_key_cookie,
     foreign_origin,
@@ -87,8 +88,15 @@ def _refused_origin(request: Request) -> HTMLResponse:
     )
 
 
-async def _viewer(request: Request) -> tuple[ApiKey | None, str]:
+async def _viewer(request: Request) -> ApiKey | Refusal:
     return await run_in_threadpool(page_key, _memory(request), presented_token(request))
+
+
+def _refused_page(request: Request, refusal: Refusal) -> HTMLResponse:
+    """The login form: plain when no key came, else with why the key was refused."""
+    if not refusal.message:
+        return _login(request)
+    return _login(request, refusal.message, refusal.status)
 
 
 # pages -----------------------------------------------------------------------------------
@@ -96,9 +104,9 @@ async def _viewer(request: Request) -> tuple[ApiKey | None, str]:
 
 @router.get("", response_class=HTMLResponse)
 async def queue_page(request: Request) -> Response:
-    key, why = await _viewer(request)
-    if key is None:
-        return _login(request, why, 401 if why else 200)
+    key = await _viewer(request)
+    if isinstance(key, Refusal):
+        return _refused_page(request, key)
     memory = _memory(request)
     pending = await run_in_threadpool(views.queue, memory, key)
     breaker = await run_in_threadpool(views.breaker, memory, key)
@@ -107,18 +115,18 @@ async def queue_page(request: Request) -> Response:
 
 @router.get("/log", response_class=HTMLResponse)
 async def log_page(request: Request) -> Response:
-    key, why = await _viewer(request)
-    if key is None:
-        return _login(request, why, 401 if why else 200)
+    key = await _viewer(request)
+    if isinstance(key, Refusal):
+        return _refused_page(request, key)
     rows = await run_in_threadpool(views.log_rows, _memory(request), key)
     return _page(request, "review_log.html.j2", key=key, rows=rows)
 
 
 @router.get("/report", response_class=HTMLResponse)
 async def report_page(request: Request, since: str | None = None) -> Response:
-    key, why = await _viewer(request)
-    if key is None:
-        return _login(request, why, 401 if why else 200)
+    key = await _viewer(request)
+    if isinstance(key, Refusal):
+        return _refused_page(request, key)
     memory = _memory(request)
     period = since or memory.settings.server.review_report_since
     data: dict[str, Any] = {"since_asked": period, "report": None, "error": ""}
@@ -151,9 +159,9 @@ async def login(request: Request) -> Response:
     token = fields.get("key", "").strip()
     if not token:
         return _login(request, "Paste a write or admin key.", 400)
-    key, why = await run_in_threadpool(page_key, _memory(request), token)
-    if key is None:
-        return _login(request, why, 403 if "cannot use" in why else 401)
+    key = await run_in_threadpool(page_key, _memory(request), token)
+    if isinstance(key, Refusal):
+        return _login(request, key.message, key.status)
     response = redirect(request, QUEUE, f"Logged in with key {key.prefix}… ({key.role.value}).")
     set_key_cookie(response, request, token)
     return response
@@ -178,9 +186,10 @@ async def _act(
     with its message, or with the error it raised (which changed nothing)."""
     if foreign_origin(request):
         return _refused_origin(request)
-    key, why = await _viewer(request)
-    if key is None:
-        return _login(request, why or "Log in first: this action needs a write or admin key.", 401)
+    key = await _viewer(request)
+    if isinstance(key, Refusal):
+        message = key.message or "Log in first: this action needs a write or admin key."
+        return _login(request, message, key.status)
     try:
         fields = await form_fields(request)
         message = await run_in_threadpool(action, _memory(request), key, fields)

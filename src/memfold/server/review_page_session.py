@@ -12,6 +12,7 @@ proxy that gets that wrong, and login posts, which carry no cookie yet.
 
 from __future__ import annotations
 
+from typing import NamedTuple
 from urllib.parse import parse_qs, quote, unquote
 
 from fastapi import Request
@@ -34,17 +35,25 @@ def presented_token(request: Request) -> str | None:
     return bearer_token(request) or request.cookies.get(COOKIE)
 
 
-def page_key(memory: Memory, token: str | None) -> tuple[ApiKey | None, str]:
-    """The key, when it is active and may use the page (write or admin); else None and
-    what to tell the person ("" when no key was given at all)."""
+class Refusal(NamedTuple):
+    """Why a request may not use the page: ``message`` ("" when it carried no key at all)
+    and the HTTP status to answer with (401: no, unknown or revoked key; 403: read key)."""
+
+    message: str
+    status: int
+
+
+def page_key(memory: Memory, token: str | None) -> ApiKey | Refusal:
+    """The key, when it is active and may use the page (write or admin)."""
     if not token:
-        return None, ""
+        return Refusal("", 401)
     key = verify_key(memory.store, token)
     if key is None:
-        return None, "That key is unknown or revoked."
+        return Refusal("That key is unknown or revoked.", 401)
     if not key.role.allows(Role.WRITE):
-        return None, f"A {key.role.value} key cannot use the review page: it needs write or admin."
-    return key, ""
+        message = f"A {key.role.value} key cannot use the review page: it needs write or admin."
+        return Refusal(message, 403)
+    return key
 
 
 def own_origin(request: Request) -> str:
