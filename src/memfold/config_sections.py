@@ -128,6 +128,12 @@ class SearchSettings(Section):
     bm25_k1: float = Field(1.2, ge=0.0)
     bm25_b: float = Field(0.3, ge=0.0, le=1.0)
     keyword_pool: int = Field(100, ge=1)
+    # Convex fusion with "scope" scoring: a vector hit the keyword list's top did not
+    # reach is scored by the same BM25 before fusion (one more read of at most
+    # fusion_depth texts), instead of counting as no keyword match. Without it an exact
+    # restatement found first by vector lost to near-duplicates both lists held
+    # (docs/benchmarks.md, "A year of use").
+    keyword_fill_in: bool = True
     # A scope of at most this many memories (not the whole store) has its document
     # frequencies counted in one pass over its texts, when first searched and at each
     # refresh (~5 ms per 1,000); a larger one counts each query term over the FTS5

@@ -10,6 +10,8 @@ import pytest
 from memfold import Memory, Settings
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.search import convex_fuse
+from memfold.index.bm25 import Bm25Params
+from memfold.model import Scope, Status
 
 # FTS5 ranks are negated BM25 scores: lower is better.
 KEYWORD = [("k1", -9.0), ("k2", -5.0), ("k3", -1.0)]
@@ -90,3 +92,47 @@ def test_keyword_weight_moves_the_keyword_match_up_on_a_real_store(
     # the same store under equal-weight rank fusion still returns both
     rrf = ranking(db_path, embedder, fusion="rrf")
     assert {BY_WORD, BY_MEANING} <= set(rrf[:2])
+
+
+# An exact restatement of one memory among near-duplicates that each match the query's
+# words more densely: the keyword list's depth cut (fusion_depth 4) leaves it out.
+TARGET = "User's favourite coffee is rooibos from the little shop near the station (note 81)"
+NEAR = [f"User's favourite {w} is rooibos" for w in ("tea", "drink", "brew", "cup", "blend")]
+
+
+@pytest.mark.parametrize("fill_in", [True, False])
+def test_a_vector_hit_the_keyword_list_missed_is_scored_by_bm25_before_fusion(
+    db_path: Path, embedder: LocalEmbedder, fill_in: bool
+) -> None:
+    # SQLite: its keyword list reads the densest matches first (PostgreSQL's reads by
+    # ts_rank, which puts this long text first; the store contract below covers both).
+    settings = Settings(search={"fusion_depth": 4, "keyword_pool": 4, "keyword_fill_in": fill_in})
+    with Memory(db_path, settings=settings, embedder=embedder, consolidate="off") as mem:
+        target = mem.add(TARGET, user_id="u").memory.id
+        for text in NEAR:
+            mem.add(text, user_id="u")
+        hits = mem.search(TARGET, user_id="u", k=3)
+        keyword_only = mem.search(TARGET, user_id="u", k=4, mode="keyword")
+    assert target not in [h.memory.id for h in keyword_only]  # the depth cut left it out
+    ids = [h.memory.id for h in hits]
+    if fill_in:
+        assert ids[0] == target
+        assert hits[0].keyword_rank is None  # filled in for fusion, not a keyword-list rank
+    else:  # counted as no keyword match, it loses to the near-duplicates
+        assert target not in ids
+
+
+def test_keyword_scores_match_the_keyword_lists_bm25_within_the_scope(mem_off: Memory) -> None:
+    ids = [mem_off.add(t, user_id="u").memory.id for t in (TARGET, *NEAR)]
+    unrelated = mem_off.add("The meeting moved to Thursday", user_id="u").memory.id
+    elsewhere = mem_off.add(TARGET, user_id="other").memory.id
+    scope = Scope("u")
+    params = Bm25Params(1.2, 0.3, pool=100)
+    listed = dict(
+        mem_off.store.keyword_search(scope, TARGET, 50, statuses=[Status.ACTIVE], bm25=params)
+    )
+    scored = mem_off.store.keyword_scores(scope, TARGET, [*ids, unrelated, elsewhere], bm25=params)
+    assert set(scored) == set(ids)  # no query word, or another scope: left out
+    for mid in ids:
+        assert scored[mid] == pytest.approx(listed[mid])
+    assert mem_off.store.keyword_scores(scope, TARGET, [], bm25=params) == {}

@@ -48,6 +48,7 @@ def convex_fuse(
     cosines: dict[str, float],
     keyword_weight: float,
     min_spread: float = 0.0,
+    filled: dict[str, float] | None = None,
 ) -> list[tuple[str, float]]:
     """Score-based fusion: ``keyword_weight * keyword + (1 - keyword_weight) * cosine``.
 
@@ -59,6 +60,9 @@ def convex_fuse(
     ``min_spread``: the normalizing range is at least this share of the best score, so
     near-equal keyword scores (one word in every memory of a small scope, told apart
     only by length) stay near-equal instead of being stretched to 0..1.
+    ``filled``: keyword ranks of vector hits the keyword list lacks (``keyword_scores``),
+    put on the list's own 0..1 scale and clipped to it, so they never move the scores of
+    the memories the list holds.
     """
     bm25 = {mid: -rank for mid, rank in keyword_hits}
     keyword: dict[str, float] = {}
@@ -66,6 +70,9 @@ def convex_fuse(
         low, high = min(bm25.values()), max(bm25.values())
         span = max(high - low, min_spread * high)
         keyword = {m: 1.0 - (high - s) / span if span > 0 else 1.0 for m, s in bm25.items()}
+        for m, rank in (filled or {}).items():
+            if m not in keyword:
+                keyword[m] = min(1.0, max(0.0, 1.0 - (high + rank) / span)) if span > 0 else 0.0
     candidates = dict.fromkeys([m for m, _ in vector_hits] + [m for m, _ in keyword_hits])
     floor = min((cosines[m] for m in candidates if m in cosines), default=0.0)
     scores = {
@@ -117,8 +124,8 @@ def search(
         vector_hits = _vector_hits(
             ctx, scope, query_vec, depth, statuses=statuses, areas=areas, floor=floor, only=only
         )
+    bm25 = None
     if mode in ("hybrid", "keyword"):
-        bm25 = None
         if cfg.keyword_scoring == "scope":
             bm25 = Bm25Params(cfg.bm25_k1, cfg.bm25_b, max(depth, cfg.keyword_pool))
         keyword_hits = ctx.store.keyword_search(
@@ -132,9 +139,13 @@ def search(
         ranked = [(mid, -score) for mid, score in keyword_hits]
     elif cfg.fusion == "convex" and query_vec is not None:
         _add_cosines(ctx, scope.key(), vec_score, [mid for mid, _ in keyword_hits], query_vec)
+        filled = None
+        if bm25 is not None and cfg.keyword_fill_in:
+            filled = _fill_in_keyword(ctx, scope, query, vector_hits, keyword_hits, bm25)
         ranked = convex_fuse(
-            vector_hits, keyword_hits, vec_score, cfg.keyword_weight, cfg.keyword_min_spread
-        )
+            vector_hits, keyword_hits, vec_score, cfg.keyword_weight, cfg.keyword_min_spread,
+            filled,
+        )  # fmt: skip
     else:
         ranked = rrf_fuse([[m for m, _ in vector_hits], [m for m, _ in keyword_hits]], cfg.rrf_k)
     if query_vec is not None and threshold is not None:
@@ -161,6 +172,24 @@ def search(
         # (engine/access.py).
         ctx.accesses.record([h.memory.id for h in hits], ctx.clock())
     return hits
+
+
+def _fill_in_keyword(
+    ctx: Context,
+    scope: Scope,
+    query: str,
+    vector_hits: Sequence[tuple[str, float]],
+    keyword_hits: Sequence[tuple[str, float]],
+    bm25: Bm25Params,
+) -> dict[str, float]:
+    """The BM25 rank of each vector hit the keyword list lacks (only those holding a
+    query word), so that fusion weighs what they share with the query instead of
+    counting nothing."""
+    listed = {mid for mid, _ in keyword_hits}
+    missing = [mid for mid, _ in vector_hits if mid not in listed]
+    if not missing or not keyword_hits:
+        return {}
+    return ctx.store.keyword_scores(scope, query, missing, bm25=bm25)
 
 
 def _hot_only(

@@ -145,6 +145,13 @@ class Store(Protocol):
         bm25: Bm25Params | None = None,
     ) -> list[tuple[str, float]]: ...
 
+    def keyword_scores(
+        self, scope: Scope, query: str, ids: Sequence[str], *, bm25: Bm25Params
+    ) -> dict[str, float]:
+        """``keyword_search``'s BM25 rank for these memories alone (those holding no
+        query word left out)."""
+        ...
+
     # ids, scopes, filtered candidates
     def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
         """Up to ``limit`` memory ids (any status) starting with ``prefix``, sorted."""

@@ -74,6 +74,21 @@ class KeywordSearchMixin:
             return []
         return self._scoped_bm25(scope.key(), words, rows, k, bm25)
 
+    def keyword_scores(
+        self, scope: Scope, query: str, ids: Sequence[str], *, bm25: Bm25Params
+    ) -> dict[str, float]:
+        """The BM25 rank (negated score, as ``keyword_search`` with ``bm25``) of each
+        memory of ``ids`` in the scope that holds a query word; the others are left out
+        (hybrid fusion asks for vector hits the keyword list's top did not reach)."""
+        words = query_words(query)
+        if not words or not ids:
+            return {}
+        rows = self._q(
+            "SELECT id, text FROM memories WHERE scope_key = %s AND id = ANY(%s)",
+            (scope.key(), list(ids)),
+        )
+        return dict(self._scoped_bm25(scope.key(), words, rows, len(rows), bm25))
+
     def _scoped_bm25(
         self,
         scope_key: str,

@@ -63,25 +63,10 @@ class ScopedBm25Mixin:
         found, and its cost, do not depend on other scopes (FTS5's ``bm25()`` alone
         still weighs terms over the whole table)."""
         key = scope.key()
-        words: dict[str, str] = {}  # stem -> the first query word with it
-        for word in query_words(query):
-            words.setdefault(self._stemmer.stem(word), word)
-        if not words:
+        terms = self._search_terms(key, query, counted=bm25 is not None)
+        if terms is None:
             return []
-        # term counts only where something reads them: BM25, or pruning a large scope
-        stats = self._keyword_stats(key, words if bm25 is not None else {})
-        if bm25 is None and stats.docs >= max(self._prune_min_docs, 1):
-            stats = self._keyword_stats(key, words)
-        kept = prune_common(
-            list(words),
-            [stats.df.get(stem, 0) for stem in words],
-            total_docs=stats.docs,
-            max_share=self._max_df_share,
-            min_docs=self._prune_min_docs,
-        )
-        words = {stem: words[stem] for stem in kept}
-        if not words:
-            return []
+        words, stats = terms
         where_sql, params = self._filters(None, statuses, areas, where)
         filters = (where_sql.replace(" WHERE ", " AND ", 1), params)
         if bm25 is not None:
@@ -89,6 +74,58 @@ class ScopedBm25Mixin:
         sql = f"{match_sql('m.id, f.rank')}{filters[0]} ORDER BY f.rank LIMIT ?"
         rows = self._q(sql, [scoped_match(key, list(words.values())), key, *params, k])
         return [(str(r[0]), float(r[1])) for r in rows]
+
+    def keyword_scores(
+        self, scope: Scope, query: str, ids: Sequence[str], *, bm25: Bm25Params
+    ) -> dict[str, float]:
+        """The BM25 rank (negated score, as ``keyword_search`` with ``bm25`` gives it) of
+        each memory of ``ids`` in the scope that holds a query word; the others are left
+        out. Hybrid fusion asks it for vector hits the keyword list's top did not reach,
+        which would otherwise count as no keyword match at all."""
+        key = scope.key()
+        terms = self._search_terms(key, query, counted=True) if ids else None
+        if terms is None:
+            return {}
+        words, stats = terms
+        marks = ",".join("?" * len(ids))
+        rows = self._q(
+            f"SELECT id, text FROM memories WHERE scope_key = ? AND id IN ({marks})",
+            [key, *ids],
+        )
+        ranked = bm25_rank(
+            list(words),
+            ((str(r[0]), str(r[1])) for r in rows),
+            stemmer=self._stemmer,
+            docs=stats.docs,
+            avg_chars=stats.avg_chars,
+            df=stats.df,
+            params=bm25,
+        )
+        return {mid: -score for mid, score in ranked}
+
+    def _search_terms(
+        self, scope_key: str, query: str, *, counted: bool
+    ) -> tuple[dict[str, str], ScopeStats] | None:
+        """The query's stems worth searching (stem -> the first query word with it) and
+        the scope's statistics, with each stem's document count when ``counted`` (or when
+        a large scope's common words must be pruned); None when no word is left."""
+        words: dict[str, str] = {}
+        for word in query_words(query):
+            words.setdefault(self._stemmer.stem(word), word)
+        if not words:
+            return None
+        # term counts only where something reads them: BM25, or pruning a large scope
+        stats = self._keyword_stats(scope_key, words if counted else {})
+        if not counted and stats.docs >= max(self._prune_min_docs, 1):
+            stats = self._keyword_stats(scope_key, words)
+        kept = prune_common(
+            list(words),
+            [stats.df.get(stem, 0) for stem in words],
+            total_docs=stats.docs,
+            max_share=self._max_df_share,
+            min_docs=self._prune_min_docs,
+        )
+        return ({stem: words[stem] for stem in kept}, stats) if kept else None
 
     def _vocab_counts(self, terms: Sequence[str]) -> dict[str, int]:
         counts: dict[str, int] = {}
