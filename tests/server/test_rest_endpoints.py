@@ -219,6 +219,8 @@ def test_docs_and_openapi_are_served(live: Live) -> None:
     assert "/v1/memories/search" in spec["paths"]
     add = spec["paths"]["/v1/memories"]["post"]
     assert add["requestBody"]["content"]["application/json"]["schema"]
+    assert spec["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    assert add["security"] == [{"bearer": []}]  # /docs' Authorize button sends the key
 
 
 def test_cors_is_off_unless_origins_are_configured(

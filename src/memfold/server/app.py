@@ -9,7 +9,7 @@ from memfold.memory import Memory
 from memfold.server.errors import install_error_handlers
 from memfold.server.limits import BodySizeLimit, RateLimiter
 from memfold.server.review_page import router as review_page_router
-from memfold.server.routes import api_router
+from memfold.server.routes import api_router, document_bearer_auth
 
 
 def create_app(memory: Memory) -> FastAPI:
@@ -21,6 +21,7 @@ def create_app(memory: Memory) -> FastAPI:
     app.state.rate_limiter = RateLimiter(cfg.rate_limit_per_minute)
     install_error_handlers(app)
     app.include_router(api_router())
+    document_bearer_auth(app)
     if cfg.cors_origins:  # off by default: browsers refuse cross-origin calls
         app.add_middleware(
             CORSMiddleware,
