@@ -56,6 +56,18 @@ def test_a_missing_unknown_or_revoked_key_is_401_and_writes_nothing(
     assert world.live.fingerprint() == before
 
 
+def test_no_key_is_401_before_the_body_is_read(world: World) -> None:
+    # FastAPI validates a JSON body before any dependency runs: without the key check
+    # in front (auth.KeyFirst) these would answer 422 and tell a caller without a key
+    # about the body's schema.
+    before = world.live.fingerprint()
+    headers = {"content-type": "application/json"}
+    for raw in (b"not json", b'{"text": 5}', b"{}"):
+        response = world.live.client().post("/v1/memories", content=raw, headers=headers)
+        _error(response, 401, "unauthorized")
+    assert world.live.fingerprint() == before
+
+
 @pytest.mark.parametrize("endpoint", WRITES, ids=lambda e: e.name)
 def test_a_key_below_the_role_is_403_and_writes_nothing(world: World, endpoint: Endpoint) -> None:
     alice = world.tenants["alice"]

@@ -6,6 +6,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from memfold.memory import Memory
+from memfold.server.auth import KeyFirst
 from memfold.server.errors import install_error_handlers
 from memfold.server.limits import BodySizeLimit, RateLimiter
 from memfold.server.review_page import router as review_page_router
@@ -29,6 +30,8 @@ def create_app(memory: Memory) -> FastAPI:
             allow_methods=["GET", "POST", "PUT", "DELETE"],
             allow_headers=["Authorization", "Content-Type"],
         )
+    # Then a /v1 call without a valid key is 401 before its body is parsed.
+    app.add_middleware(KeyFirst, memory=memory)
     # Outermost: an oversize body is refused before anything reads it.
     app.add_middleware(BodySizeLimit, max_bytes=cfg.max_body_bytes)
     app.include_router(review_page_router)

@@ -13,6 +13,10 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Receive, Send
+from starlette.types import Scope as ASGIScope
 
 from memfold.engine.keys import verify_key
 from memfold.errors import NotFound
@@ -39,17 +43,49 @@ def bearer_token(request: Request) -> str | None:
     return token.strip()
 
 
+_KEY_REQUIRED = "a valid API key is required: Authorization: Bearer <key>"
+
+
 def authenticate(request: Request, memory: MemoryDep) -> ApiKey:
-    """The calling key; 401 when missing, unknown or revoked."""
-    key = verify_key(memory.store, bearer_token(request))
+    """The calling key (checked already by ``KeyFirst`` under /v1); 401 when missing,
+    unknown or revoked."""
+    key: ApiKey | None = getattr(request.state, "api_key", None)
+    if key is None:
+        key = verify_key(memory.store, bearer_token(request))
     if key is None:
         raise HTTPException(
-            status_code=401,
-            detail="a valid API key is required: Authorization: Bearer <key>",
-            headers={"WWW-Authenticate": "Bearer"},
+            status_code=401, detail=_KEY_REQUIRED, headers={"WWW-Authenticate": "Bearer"}
         )
     request.state.api_key = key
     return key
+
+
+class KeyFirst:
+    """ASGI middleware for the paths under ``prefix``: the key is checked before
+    anything reads the request, so a call without a valid key is 401 whatever its body
+    (FastAPI parses and validates a JSON body before any dependency runs, which would
+    answer 422 first). The key found is kept for ``authenticate``."""
+
+    def __init__(self, app: ASGIApp, memory: Memory, prefix: str = "/v1/") -> None:
+        self.app = app
+        self.memory = memory
+        self.prefix = prefix
+
+    async def __call__(self, scope: ASGIScope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith(self.prefix):
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        token = bearer_token(request)
+        # the store lookup is blocking I/O: off the event loop, like the sync routes
+        key = await run_in_threadpool(verify_key, self.memory.store, token)
+        if key is None:
+            body = {"error": {"code": "unauthorized", "message": _KEY_REQUIRED}}
+            response = JSONResponse(body, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+            await response(scope, receive, send)
+            return
+        scope.setdefault("state", {})["api_key"] = key
+        await self.app(scope, receive, send)
 
 
 def require(role: Role) -> Callable[..., ApiKey]:
@@ -57,7 +93,10 @@ def require(role: Role) -> Callable[..., ApiKey]:
 
     def check(key: Annotated[ApiKey, Depends(authenticate)]) -> ApiKey:
         if not key.role.allows(role):
-            raise HTTPException(status_code=403, detail=f"this endpoint needs a {role.value} key")
+            raise HTTPException(
+                status_code=403,
+                detail=f"this endpoint needs {_article(role.value)} {role.value} key",
+            )
         return key
 
     return check
@@ -103,3 +142,7 @@ def owned_memory(key: ApiKey, memory: Memory, memory_id: str) -> MemoryRecord:
     if stored is None or not may_see(key, stored.scope):
         raise NotFound(f"no memory with id {given!r}")
     return memory.get(given)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
