@@ -21,7 +21,7 @@ from memfold.engine.apply import plan
 from memfold.engine.changes import commit
 from memfold.engine.context import Context
 from memfold.engine.jobs import Outcome, owner_of
-from memfold.engine.search import similar_active, similar_active_many
+from memfold.engine.search import Nearest, similar_active, similar_active_many
 from memfold.engine.update_channel import channel_open, update_candidates
 from memfold.errors import ConflictError, LeaseLost
 from memfold.index.rows import IndexRow
@@ -105,7 +105,7 @@ def _load(ctx: Context, job: Job) -> MemoryRecord | Outcome:
 
 def _prepare_all(
     ctx: Context, jobs: Sequence[Job]
-) -> tuple[list[Outcome], list[tuple[Job, SaveItem]], dict[str, list[Candidate]]]:
+) -> tuple[list[Outcome], list[tuple[Job, SaveItem]], dict[str, Nearest]]:
     """Each job's save and its candidates now, the vector candidates of all of them found
     in one pass over each scope (also returned, by save id, before the order and channel
     rules); jobs that need no decision come back as outcomes."""
@@ -123,12 +123,14 @@ def _prepare_all(
     cfg = ctx.settings.consolidation
     try:
         # Twice what is judged: the spare ones let _refound rebuild the list after
-        # earlier saves of the batch retired some, without another search.
+        # earlier saves of the batch retired some, without another search (their rows
+        # are read only then).
         found = similar_active_many(
             ctx,
             [r for _, r in loaded],
             k=2 * cfg.candidates_fetched,
             min_similarity=cfg.discovery_threshold,
+            read=cfg.candidates_fetched,
         )
     except Exception:  # one save's scope cannot be searched: find out which, one by one
         log.warning("batched candidate search failed; searching save by save", exc_info=True)
@@ -137,16 +139,14 @@ def _prepare_all(
     for job, record in loaded:
         try:
             nearest = found.get(record.id)
-            if nearest is not None:
-                nearest = nearest[: cfg.candidates_fetched]
-            cands = candidates_for(ctx, record, nearest)
+            cands = candidates_for(ctx, record, None if nearest is None else nearest.read)
             live.append((job, SaveItem(record, cands)))
         except Exception as exc:
             done.append(job_steps.poisoned(ctx, job, None, job.memory_id, None, exc))
     return done, live, found
 
 
-def _stale(ctx: Context, item: SaveItem, since: int, found: list[Candidate] | None) -> bool:
+def _stale(ctx: Context, item: SaveItem, since: int, found: Nearest | None) -> bool:
     """Whether the store moved, since ``item`` was prepared (change number ``since``),
     in what it is judged on: the save itself or a candidate was written, or a memory
     written since could now be a candidate. The rows changed since are few; the
@@ -193,7 +193,7 @@ def _cosine(item: SaveItem, row: IndexRow) -> float | None:
 
 
 def _refound(
-    ctx: Context, item: SaveItem, changes: Sequence[IndexRow], found: list[Candidate] | None
+    ctx: Context, item: SaveItem, changes: Sequence[IndexRow], found: Nearest | None
 ) -> list[Candidate] | None:
     """The vector candidates now, from those found at preparation (twice the number
     fetched) and the rows changed since, without a search. Exact while the unchanged
@@ -204,10 +204,6 @@ def _refound(
     if found is None:
         return None
     changed = {r.id for r in changes}
-    kept = [c for c in found if c.memory.id not in changed]
-    exhaustive = len(found) < 2 * cfg.candidates_fetched
-    if not exhaustive and len(kept) < cfg.candidates_fetched:
-        return None
     near: dict[str, float] = {}
     for row in changes:
         cosine = _cosine(item, row)
@@ -215,7 +211,13 @@ def _refound(
             return None
         if cosine >= cfg.discovery_threshold:
             near[row.id] = cosine
-    records = ctx.store.get_memories(near)
+    spares = [(mid, sim) for mid, sim in found.spares if mid not in changed]
+    records = ctx.store.get_memories([*near, *(mid for mid, _ in spares)])
+    kept = [c for c in found.read if c.memory.id not in changed]
+    kept += [Candidate(records[mid], sim) for mid, sim in spares if mid in records]
+    exhaustive = len(found.read) + len(found.spares) < 2 * cfg.candidates_fetched
+    if not exhaustive and len(kept) < cfg.candidates_fetched:
+        return None
     now = kept + [Candidate(records[i], sim) for i, sim in near.items() if i in records]
     now.sort(key=lambda c: -c.similarity)
     return now[: cfg.candidates_fetched]

@@ -4,6 +4,7 @@ convex combination of scores (default) or by reciprocal rank fusion."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -290,11 +291,27 @@ def _newer_first(hits: list[SearchHit], update_sim: float, plain_sim: float) -> 
     return [hits[i] for i in order]
 
 
+@dataclass(slots=True)
+class Nearest:
+    """One record's nearest memories, best first: the first ones with their rows read
+    (``read``), the rest as (id, cosine) only (``spares``: read when needed)."""
+
+    read: list[Candidate]
+    spares: list[tuple[str, float]]
+
+
 def similar_active_many(
-    ctx: Context, records: Sequence[MemoryRecord], *, k: int, min_similarity: float
-) -> dict[str, list[Candidate]]:
+    ctx: Context,
+    records: Sequence[MemoryRecord],
+    *,
+    k: int,
+    min_similarity: float,
+    read: int | None = None,
+) -> dict[str, Nearest]:
     """``similar_active`` for several records at once, by record id: one matrix-matrix
-    product per scope and one read of all the hits (a batch of pending saves)."""
+    product per scope and one read of the hits (a batch of pending saves). Only the
+    first ``read`` hits of each record that still exist are read (None: all of them);
+    reading a row costs more than finding it, and the spares are seldom needed."""
     by_scope: dict[str, list[MemoryRecord]] = {}
     for record in records:
         if record.embedding is not None:
@@ -310,11 +327,18 @@ def similar_active_many(
             exclude=[r.id for r in group],
         )
         hits.update({r.id: row for r, row in zip(group, found, strict=True)})
-    stored = ctx.store.get_memories({mid for row in hits.values() for mid, _ in row})
-    return {
-        rid: [Candidate(stored[mid], sim) for mid, sim in row if mid in stored]
-        for rid, row in hits.items()
-    }
+    want = len(max(hits.values(), key=len, default=[])) if read is None else read
+    stored = ctx.store.get_memories({mid for row in hits.values() for mid, _ in row[:want]})
+    out: dict[str, Nearest] = {}
+    for rid, row in hits.items():
+        read_now = [Candidate(stored[mid], sim) for mid, sim in row[:want] if mid in stored]
+        rest = row[want:]
+        while len(read_now) < want and rest:  # a hit's row is gone: the next one moves up
+            more, rest = rest[: want - len(read_now)], rest[want - len(read_now) :]
+            rows = ctx.store.get_memories(mid for mid, _ in more)
+            read_now += [Candidate(rows[mid], sim) for mid, sim in more if mid in rows]
+        out[rid] = Nearest(read_now, rest)
+    return out
 
 
 def similar_active(
