@@ -249,3 +249,20 @@ def test_admin_sees_the_plots_and_resumes_the_breaker(
     expect(page.locator("#merges-chart svg")).to_be_visible()
     press(page, "#logout")
     expect(page.get_by_label("API key")).to_be_visible()
+
+
+def test_a_users_key_sees_the_plots_of_its_own_scope_only(
+    served: Served, context: BrowserContext
+) -> None:
+    served.hold_merge("gus", FACTS[6])
+    served.hold_merge("hal", FACTS[7])
+    page = context.new_page()
+    log_in(page, served.key("write", "gus"))
+    page.get_by_role("link", name="Report").click()
+    expect(page.locator("#report-scoped")).to_be_visible()
+    expect(page.locator("#p90-chart svg .p90-point").first).to_be_visible()
+    expect(page.locator("#merges-chart svg")).to_be_visible()
+    table = page.locator(".charts table")
+    expect(table).to_contain_text("u=gus|a=|s=")
+    expect(table).not_to_contain_text("hal")  # another tenant's run is not listed
+    assert "Pairs queued" not in page.content()  # store-wide totals: unbound keys only

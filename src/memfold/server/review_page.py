@@ -129,12 +129,14 @@ async def report_page(request: Request, since: str | None = None) -> Response:
         return _refused_page(request, key)
     memory = _memory(request)
     period = since or memory.settings.server.review_report_since
-    data: dict[str, Any] = {"since_asked": period, "report": None, "error": ""}
-    if key.user_id is None:
-        try:
+    data: dict[str, Any] = {"since_asked": period, "report": None, "scoped": None, "error": ""}
+    try:
+        if key.user_id is None:
             data["report"] = await run_in_threadpool(views.report, memory, period)
-        except InvalidInput as exc:
-            data["error"] = str(exc)
+        else:  # runs over every scope: the key's own scopes' rows only
+            data["scoped"] = await run_in_threadpool(views.scoped_report, memory, period, key)
+    except InvalidInput as exc:
+        data["error"] = str(exc)
     return _page(
         request, "review_report.html.j2", key=key, status=400 if data["error"] else 200, **data
     )

@@ -18,7 +18,7 @@ from memfold.engine.review.report import report_data
 from memfold.engine.review.report_charts import merges_chart, p90_chart
 from memfold.engine.review.runs import parse_since
 from memfold.memory import Memory
-from memfold.model import ApiKey, JSONDict, LogEntry, MemoryRecord
+from memfold.model import ApiKey, JSONDict, LogEntry, MemoryRecord, Scope
 from memfold.server.auth import may_see
 from memfold.server.visibility import item_visible, visible_log
 
@@ -228,6 +228,48 @@ def breaker(memory: Memory, key: ApiKey) -> JSONDict:
         shown["merges_today"] = status["merges_today"]
         shown["daily_merge_cap"] = status["daily_merge_cap"]
     return shown
+
+
+def scoped_report(memory: Memory, since: str, key: ApiKey) -> JSONDict:
+    """The report cut to a key bound to a user: one row per review run and scope of the
+    key that the run judged, with that scope's own P90 and the pairs its gate selected
+    to merge (from the run's per-scope gates), and the same two charts. The store-wide
+    totals are left out: they count other tenants."""
+    start = parse_since(since)
+    cfg = memory.settings.review
+    rows: list[JSONDict] = []
+    for run in memory.store.list_review_runs(start):
+        decisions = run.counts.get("decisions", [])
+        gates: JSONDict = next((d["gates"] for d in decisions if "gates" in d), {})
+        for scope_key, gate in sorted(gates.items()):
+            scope = Scope.from_key(scope_key)
+            if not may_see(key, scope):
+                continue
+            p90 = gate.get("p90")
+            rows.append(
+                {
+                    "id": run.id,
+                    "label": f"#{run.id}" if len(gates) == 1 else f"#{run.id} {scope_key}",
+                    "scope": scope_key,
+                    "started": run.started_at.strftime("%Y-%m-%d %H:%M"),
+                    "status": run.status,
+                    "p90": p90,
+                    "p90_text": "-" if p90 is None else f"{p90:.3f}",
+                    "band": str(gate.get("band", "-")),
+                    "selected": len(gate.get("selected", [])),
+                }
+            )
+    return {
+        "since": start.strftime("%Y-%m-%d %H:%M UTC"),
+        "runs": rows,
+        "gate_floor": cfg.gate_floor,
+        "gate_high": cfg.gate_high,
+        "p90_svg": p90_chart(
+            [(r["label"], r["p90"]) for r in rows],
+            refs=[("floor", cfg.gate_floor), ("high", cfg.gate_high)],
+        ),
+        "merges_svg": merges_chart([(r["label"], float(r["selected"])) for r in rows]),
+    }
 
 
 def report(memory: Memory, since: str) -> JSONDict:
