@@ -12,7 +12,7 @@ from memfold.config import Settings
 from memfold.engine.ingest import NewMemory
 from memfold.engine.lifecycle.expiry import clean_expiry
 from memfold.errors import InvalidInput
-from memfold.model import Area, Category, Scope, parse_time
+from memfold.model import Area, Category, CategorySource, Scope, parse_time
 from memfold.policy.categorize import categorize
 from memfold.policy.validate import (
     clean_enum,
@@ -35,11 +35,13 @@ def new_memory(settings: Settings, scope: Scope, text: object, kw: Mapping[str, 
             raise InvalidInput(f"created_at is not a date/time: {created!r}") from None
     body = clean_text(text, max_chars=cfg.max_text_chars)
     category = kw.get("category")  # none given: by rules (policy/categorize.py)
+    source = CategorySource.GIVEN if category else CategorySource.RULES
     return NewMemory(
         text=body,
         scope=scope,
         area=area,
         category=clean_enum(category, Category, "category") if category else categorize(body),
+        category_source=source,
         importance=clean_unit(kw.get("importance", 0.5), "importance"),
         sources=clean_sources(kw.get("sources"), max_items=cfg.max_sources),
         metadata=clean_metadata(kw.get("metadata")),

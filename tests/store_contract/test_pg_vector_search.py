@@ -15,7 +15,10 @@ from memfold.store.postgres import PostgresStore
 
 # Rows of an old store are written by today's codec: the columns later migrations add
 # come first (migration 4 adds expires_at only if it is missing).
-OLD_ROWS_FIT_TODAYS_CODEC = "ALTER TABLE memories ADD COLUMN expires_at TIMESTAMPTZ"
+OLD_ROWS_FIT_TODAYS_CODEC = (
+    "ALTER TABLE memories ADD COLUMN expires_at TIMESTAMPTZ, "
+    "ADD COLUMN category_source TEXT NOT NULL DEFAULT 'given'"
+)
 
 DIM = 16
 BIG, SMALL = Scope("big"), Scope("small")

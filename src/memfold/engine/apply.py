@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from memfold.engine.changes import ChangeSet, link
 from memfold.engine.context import Context
 from memfold.model import (
     Action,
     Candidate,
+    Category,
+    CategorySource,
     Decision,
     LinkKind,
     MemoryRecord,
@@ -45,6 +48,21 @@ def _retext(
     else:
         record.embedding = ctx.embed_one(text)
         record.embedding_model = ctx.embedder.model_id
+
+
+def _judged_category(record: MemoryRecord, decision: Decision) -> dict[str, Any]:
+    """The category change the LLM judge's reply asks of ``record`` (the memory that
+    keeps the new one's content): nothing when the reply named none or the same one,
+    the caller gave the record's category, or the record is core or a summary."""
+    category = decision.category
+    if (
+        category is None
+        or category is record.category
+        or record.category_source in (CategorySource.GIVEN, CategorySource.LIFECYCLE)
+        or record.category in (Category.CORE, Category.SUMMARY)
+    ):
+        return {}
+    return {"category": category, "category_source": CategorySource.JUDGE}
 
 
 def _supersede(record: MemoryRecord, by: str, *, end_validity: bool = False) -> MemoryRecord:
@@ -89,7 +107,11 @@ def plan(
     now = utcnow()
     known = {m.text: m for m in [new, *by_id.values()]}
     if action is Action.UPDATE:
-        target = targets[0].copy(version=targets[0].version + 1, updated_at=now)
+        target = targets[0].copy(
+            version=targets[0].version + 1,
+            updated_at=now,
+            **_judged_category(targets[0], decision),
+        )
         _retext(ctx, target, decision.text or target.text, known, vectors)
         target.sources = _union(target.sources, new.sources)
         target.importance = max(target.importance, new.importance, decision.importance or 0.0)
@@ -110,6 +132,7 @@ def plan(
             consolidated_from=[o.id for o in originals],
             access_count=max(o.access_count for o in originals),
             status=Status.ACTIVE,
+            **_judged_category(new, decision),
         )
         _retext(ctx, merged, decision.text or new.text, known, vectors)
         change.creates = [merged]
@@ -122,15 +145,22 @@ def plan(
             updated_at=now,
             sources=_union(new.sources, *(t.sources for t in targets)),
             area=decision.area or new.area,
+            **_judged_category(new, decision),
         )
         change.writes = [keeper, *(_supersede(t, new.id) for t in targets)]
         change.add_links = [link(new.id, t.id, LinkKind.SUPERSEDES) for t in targets]
     elif action is Action.DELETE:
         change.writes = [_supersede(t, new.id, end_validity=True) for t in targets]
+        judged = _judged_category(new, decision)
+        if judged:  # the new memory stays: it takes the judge's category
+            change.writes.append(new.copy(version=new.version + 1, updated_at=now, **judged))
         change.add_links = [link(new.id, t.id, LinkKind.CONTRADICTS) for t in targets]
     elif action in (Action.ADD, Action.KEEP_SEPARATE):
+        moved: dict[str, Any] = _judged_category(new, decision)
         if decision.area is not None and decision.area != new.area:
-            change.writes = [new.copy(area=decision.area, version=new.version + 1, updated_at=now)]
+            moved["area"] = decision.area
+        if moved:
+            change.writes = [new.copy(version=new.version + 1, updated_at=now, **moved)]
         kind = LinkKind.CONTRADICTS if decision.contradicts else LinkKind.RELATED
         change.add_links = [link(new.id, t.id, kind) for t in targets]
     return change

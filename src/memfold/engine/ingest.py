@@ -14,6 +14,7 @@ from memfold.errors import InvalidInput
 from memfold.model import (
     Area,
     Category,
+    CategorySource,
     Job,
     JSONDict,
     MemoryRecord,
@@ -34,6 +35,7 @@ class NewMemory:
     scope: Scope
     area: Area = Area.MAIN
     category: Category = Category.SEMANTIC
+    category_source: CategorySource = CategorySource.GIVEN
     importance: float = 0.5
     sources: list[str] = field(default_factory=list)
     metadata: JSONDict = field(default_factory=dict)
@@ -75,6 +77,7 @@ def build_records(ctx: Context, items: Sequence[NewMemory]) -> list[MemoryRecord
                 text=item.text,
                 area=item.area,
                 category=item.category,
+                category_source=item.category_source,
                 importance=item.importance,
                 stability=initial_stability(ctx, item.importance),
                 created_at=created,

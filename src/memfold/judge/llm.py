@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pydantic import ValidationError
 
@@ -36,6 +36,7 @@ from memfold.judge.prompts import Prompt, load_prompt
 from memfold.llm.client import LLMClient
 from memfold.llm.loop import LoopThread
 from memfold.llm.schemas import (
+    CategoryName,
     ClassificationEnvelope,
     ClassificationReply,
     ConsolidationEnvelope,
@@ -46,11 +47,12 @@ from memfold.llm.schemas import (
 )
 from memfold.llm.secrets import MaskSession
 from memfold.llm.usage import CallUsage, UsageSink, usage_of
-from memfold.model import Action, Area, Decision, MemoryRecord, PairLabel
+from memfold.model import Action, Area, Category, Decision, MemoryRecord, PairLabel
 
 log = logging.getLogger("memfold.judge.llm")
 
 TASKS = ("consolidation", "classification", "compression")
+JUDGED_CATEGORIES = frozenset(get_args(CategoryName))
 T = TypeVar("T")
 
 
@@ -83,6 +85,16 @@ def _same_text(a: str, b: str) -> bool:
         return " ".join(text.split()).rstrip(".").casefold()
 
     return norm(a) == norm(b)
+
+
+def judged_category(value: object) -> Category | None:
+    """The category a reply gives the new memory, or None: absent, not a string, or not
+    one the model may give (episodic, semantic, procedural; case and spaces ignored).
+    An invalid one is dropped, never the decision."""
+    if not isinstance(value, str):
+        return None
+    name = value.strip().casefold()
+    return Category(name) if name in JUDGED_CATEGORIES else None
 
 
 def _why(exc: BaseException) -> str:
@@ -227,6 +239,7 @@ class LLMJudge:
                 target_ids=target_ids(out, item),
                 text=text,
                 area=None if out.area is None else Area(out.area),
+                category=judged_category(out.category),
                 importance=out.importance,
                 confidence=confidence(chance, out.confidence),
                 reasoning=session.unmask(out.reasoning),

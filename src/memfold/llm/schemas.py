@@ -14,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 ActionName = Literal["ADD", "KEEP_SEPARATE", "UPDATE", "MERGE", "REPLACE", "DELETE", "SKIP"]
 AreaName = Literal["main", "fragments", "solutions", "instruments"]
+# What the consolidation reply may call a new memory; core is never the model's to say
+# (the caller gives it, or repeated use earns it).
+CategoryName = Literal["episodic", "semantic", "procedural"]
 LabelName = Literal["DUPLICATE", "RELATED", "CONTRADICTION", "SUPERSEDED"]
 
 
@@ -33,13 +36,14 @@ class DecisionAsked(_Lenient):
     action: ActionName
     targets: list[int] = Field(default_factory=list)
     text: str | None = None
+    category: CategoryName | None = None
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class DecisionOut(_Lenient):
     """One consolidation decision as accepted: candidate numbers (``targets``, also as
-    strings) or ``target_ids`` naming candidates by number or id; area and importance
-    when a model volunteers them."""
+    strings) or ``target_ids`` naming candidates by number or id; area, category and
+    importance when a model volunteers them."""
 
     item: int = Field(ge=1)
     reasoning: str = ""
@@ -48,6 +52,9 @@ class DecisionOut(_Lenient):
     target_ids: list[str] = Field(default_factory=list)
     text: str | None = None
     area: AreaName | None = None
+    # Any value is accepted here and read by the judge: one it does not know is
+    # ignored, and the decision stands.
+    category: Any = None
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 

@@ -40,6 +40,17 @@ class Category(StrEnum):
     SUMMARY = "summary"
 
 
+class CategorySource(StrEnum):
+    """Where a memory's category came from: the caller (``given``), the offline rules
+    on save (``rules``), the LLM judge's reply on save when the caller gave none
+    (``judge``), or the lifecycle (``lifecycle``: promotion to core, a summary)."""
+
+    GIVEN = "given"
+    RULES = "rules"
+    JUDGE = "judge"
+    LIFECYCLE = "lifecycle"
+
+
 class Tier(StrEnum):
     HOT = "hot"
     COLD = "cold"
@@ -164,6 +175,8 @@ class MemoryRecord:
     version: int = 1
     # When the memory stops being valid (a TTL); the lifecycle tick then marks it expired.
     expires_at: datetime | None = None
+    # Rows from before the column existed read as "given": see CategorySource.
+    category_source: CategorySource = CategorySource.GIVEN
 
     def copy(self, **changes: Any) -> MemoryRecord:
         return replace(self, **changes)
@@ -194,6 +207,7 @@ class MemoryRecord:
             "embedding_model": self.embedding_model,
             "version": self.version,
             "expires_at": _iso(self.expires_at),
+            "category_source": self.category_source.value,
         }
         if with_embedding:
             data["embedding"] = None if self.embedding is None else self.embedding.tolist()
@@ -227,6 +241,7 @@ class MemoryRecord:
             embedding_model=data.get("embedding_model"),
             version=int(data.get("version", 1)),
             expires_at=parse_time(data.get("expires_at")),
+            category_source=CategorySource(data.get("category_source", "given")),
         )
 
 

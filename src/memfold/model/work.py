@@ -10,6 +10,7 @@ from typing import Literal
 from memfold.model.records import (
     Action,
     Area,
+    Category,
     JobStatus,
     JSONDict,
     MemoryRecord,
@@ -58,6 +59,9 @@ class Decision:
     target_ids: list[str] = field(default_factory=list)
     text: str | None = None
     area: Area | None = None
+    # The new memory's category as the LLM judge read it (episodic, semantic or
+    # procedural); applied only where the caller gave none (engine/apply.py).
+    category: Category | None = None
     importance: float | None = None
     confidence: float = 0.0
     reasoning: str = ""
@@ -79,6 +83,7 @@ class Decision:
             "target_ids": self.target_ids,
             "text": self.text,
             "area": None if self.area is None else self.area.value,
+            "category": None if self.category is None else self.category.value,
             "importance": self.importance,
             "confidence": self.confidence,
             "reasoning": self.reasoning,

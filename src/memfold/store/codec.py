@@ -11,6 +11,7 @@ import numpy as np
 from memfold.model import (
     Area,
     Category,
+    CategorySource,
     Job,
     JobStatus,
     LogEntry,
@@ -26,7 +27,7 @@ MEMORY_COLUMNS = (
     "id, user_id, agent_id, session_id, scope_key, text, area, category, importance, "
     "stability, access_count, last_access_at, created_at, updated_at, valid_from, valid_to, "
     "status, tier, superseded_by, consolidated_from, sources, metadata, content_hash, "
-    "embedding, embedding_model, embedding_dim, version, expires_at"
+    "embedding, embedding_model, embedding_dim, version, expires_at, category_source"
 )
 MEMORY_COLUMNS_NO_VEC = MEMORY_COLUMNS.replace("embedding, ", "NULL, ", 1)
 
@@ -73,6 +74,7 @@ def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
         None if r.embedding is None else int(r.embedding.shape[0]),
         r.version,
         _t(r.expires_at),
+        r.category_source.value,
     )
 
 
@@ -102,6 +104,7 @@ def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
         embedding_model=row[24],
         version=row[26],
         expires_at=parse_time(row[27]),
+        category_source=CategorySource(row[28]),
     )
 
 

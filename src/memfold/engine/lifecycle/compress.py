@@ -35,7 +35,7 @@ from memfold.engine.changes import ChangeSet, commit, link
 from memfold.engine.context import Context
 from memfold.errors import ConflictError
 from memfold.judge.base import Judge, TextResult
-from memfold.model import LinkKind, MemoryRecord, Status, Tier, content_hash, new_id
+from memfold.model import CategorySource, LinkKind, MemoryRecord, Status, Tier, content_hash, new_id
 from memfold.policy.clustering import cluster_fading
 from memfold.policy.result_check import ResultLimits, Source
 from memfold.policy.summary_check import check_summary, concatenation
@@ -127,6 +127,7 @@ def plan_compression(
         text=text,
         area=first.area,
         category=first.category,
+        category_source=CategorySource.LIFECYCLE,
         importance=max(m.importance for m in group),
         stability=fmean(m.stability for m in group),
         access_count=max(m.access_count for m in group),

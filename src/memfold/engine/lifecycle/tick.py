@@ -41,6 +41,7 @@ from memfold.errors import InvalidInput
 from memfold.judge.base import Judge
 from memfold.model import (
     Category,
+    CategorySource,
     JSONDict,
     LinkKind,
     MemoryRecord,
@@ -207,7 +208,9 @@ def _expire(record: MemoryRecord, when: datetime) -> MemoryRecord | None:
 
 
 def _promote(record: MemoryRecord, when: datetime) -> MemoryRecord | None:
-    return record.copy(category=Category.CORE, tier=Tier.HOT)
+    return record.copy(
+        category=Category.CORE, category_source=CategorySource.LIFECYCLE, tier=Tier.HOT
+    )
 
 
 def _to_cold(record: MemoryRecord, when: datetime) -> MemoryRecord | None:

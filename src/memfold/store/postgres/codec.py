@@ -12,6 +12,7 @@ from psycopg.types.json import Jsonb
 from memfold.model import (
     Area,
     Category,
+    CategorySource,
     LogEntry,
     MemoryRecord,
     Scope,
@@ -70,6 +71,7 @@ def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
         None if vec is None else int(vec.shape[0]),
         r.version,
         r.expires_at,
+        r.category_source.value,
     )
 
 
@@ -99,6 +101,7 @@ def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
         embedding_model=row[24],
         version=row[26],
         expires_at=parse_time(row[27]),
+        category_source=CategorySource(row[28]),
     )
 
 

@@ -313,6 +313,16 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        11,
+        # Where a memory's category came from (model.CategorySource): 'given' by the
+        # caller, 'rules' on save, 'judge' (the LLM's reply on save), 'lifecycle'.
+        # Rows written before cannot tell a caller's category from the rules' guess:
+        # they read 'given', so no later judge decision overrides what may be a choice.
+        """
+        ALTER TABLE memories ADD COLUMN category_source TEXT NOT NULL DEFAULT 'given';
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

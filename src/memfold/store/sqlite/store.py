@@ -49,6 +49,8 @@ def _placeholders(n: int) -> str:
 # The columns put_memory sets (all but id), and those the full-text index reads.
 _UPDATE_COLUMNS = tuple(c.strip() for c in MEMORY_COLUMNS.split(","))[1:]
 _FULL_TEXT_COLUMNS = frozenset({"text", "scope_key"})
+# Every memory column (the id and _UPDATE_COLUMNS) and seq.
+_INSERT_MARKS = ", ".join("?" * (len(_UPDATE_COLUMNS) + 2))
 
 
 class SQLiteStore(
@@ -135,7 +137,7 @@ class SQLiteStore(
         with self._db.transaction() as conn:
             base = self._next_seq(len(records))
             conn.executemany(
-                f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) VALUES ({_placeholders(29)})",
+                f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) VALUES ({_INSERT_MARKS})",
                 [(*memory_params(r), base + i) for i, r in enumerate(records)],
             )
 

@@ -1,0 +1,266 @@
+"""The LLM judge's category of a new memory, carried by the consolidation reply (no
+extra call): applied where the caller gave none, recorded as category_source 'judge',
+undone with its change; an invalid one is dropped and the decision stands."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memfold import Category, Memory, Settings, Status
+from memfold.embed.local import LocalEmbedder
+from memfold.judge.llm import judged_category
+from memfold.model import CategorySource
+from memfold.store.sqlite import SQLiteStore
+from memfold.store.sqlite.schema import MIGRATIONS
+from memfold.testing.fake_llm import FakeLLMServer
+from memfold.testing.fake_replies import user_payload
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as srv:
+        yield srv
+
+
+def _memory(
+    request: pytest.FixtureRequest, backend: str, server: FakeLLMServer, embedder: LocalEmbedder
+) -> Memory:
+    """A sync Memory on ``backend`` whose every judged save goes to the scripted server."""
+    settings = Settings(
+        llm={
+            "base_url": server.base_url,
+            "model": "fake-model",
+            "api_key": "k",
+            "utility": {"timeout_s": 2.0, "max_retries": 1, "logprobs": False},
+            "rules_first_confidence": None,
+        }
+    )
+    kw: dict[str, Any] = {"settings": settings, "embedder": embedder, "consolidate": "sync"}
+    if backend == "postgres":
+        return Memory(url=request.getfixturevalue("pg_url"), **kw)
+    return Memory(request.getfixturevalue("db_path"), **kw)
+
+
+def _reply(action: str, category: object, text: str | None = None) -> Any:
+    """A responder deciding every item with ``action`` on candidate 1 and ``category``."""
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        decisions = []
+        for item in user_payload(body)["items"]:
+            decision: dict[str, Any] = {
+                "item": item["item"],
+                "reasoning": f"scripted {action}",
+                "action": action,
+                "targets": [] if action == "ADD" else [1],
+                "confidence": 0.95,
+            }
+            if text is not None:
+                decision["text"] = text
+            if category is not None:
+                decision["category"] = category
+            decisions.append(decision)
+        return {"decisions": decisions}
+
+    return respond
+
+
+# (action, older memory, new memory, text of the reply, the memory that keeps the content)
+CASES = [
+    ("KEEP_SEPARATE", "Zoe visited Japan in 2019.", "Zoe visited Japan in 2022.", None, "new"),
+    (
+        "UPDATE",
+        "The weekly team retro is held on Thursdays at the main office.",
+        "The weekly team retro is held on Thursdays at the main office, in room 4B.",
+        "The weekly team retro is held on Thursdays at the main office, in room 4B.",
+        "target",
+    ),
+    (
+        "MERGE",
+        "Kim waters the office plants every Monday morning before the weekly standup.",
+        "Kim waters the office plants every Monday morning at nine before the standup.",
+        "Kim waters the office plants every Monday morning at nine before the weekly standup.",
+        "merged",
+    ),
+    (
+        "REPLACE",
+        "Leo works at Finch Labs as a backend developer.",
+        "Leo is a backend developer at Finch Labs.",
+        None,
+        "new",
+    ),
+    (
+        "DELETE",
+        "The nightly backup starts at 01:30.",
+        "The nightly backup now starts at 03:00.",
+        None,
+        "new",
+    ),
+]
+
+
+@pytest.mark.parametrize(("action", "old", "new", "text", "keeper"), CASES)
+def test_the_judges_category_lands_on_the_memory_that_keeps_the_content(
+    request: pytest.FixtureRequest,
+    backend: str,
+    server: FakeLLMServer,
+    embedder: LocalEmbedder,
+    action: str,
+    old: str,
+    new: str,
+    text: str | None,
+    keeper: str,
+) -> None:
+    server.set_script(_reply(action, "procedural", text))
+    with _memory(request, backend, server, embedder) as mem:
+        first = mem.add(old, user_id="u").memory
+        assert first.category_source is CategorySource.RULES
+        assert first.category is not Category.PROCEDURAL  # the rules read it otherwise
+        result = mem.add(new, user_id="u")
+        assert server.request_count("/chat/completions") == 1
+        assert result.decision is not None and result.decision.action.value == action
+        assert result.decision.category is Category.PROCEDURAL
+        if keeper == "new":
+            kept = mem.get(result.memory.id)
+        elif keeper == "target":
+            kept = mem.get(first.id)
+        else:
+            (kept,) = [m for m in mem.list(user_id="u") if m.consolidated_from]
+        assert kept.status is Status.ACTIVE
+        assert (kept.category, kept.category_source) == (
+            Category.PROCEDURAL,
+            CategorySource.JUDGE,
+        )
+        entry = mem.log(1)[0]
+        assert entry.action == action
+        assert entry.after["memories"][kept.id]["category"] == "procedural"
+
+
+def test_a_category_the_caller_gave_stays(
+    request: pytest.FixtureRequest, backend: str, server: FakeLLMServer, embedder: LocalEmbedder
+) -> None:
+    server.set_script(_reply("KEEP_SEPARATE", "procedural"))
+    with _memory(request, backend, server, embedder) as mem:
+        mem.add("Zoe visited Japan in 2019.", user_id="u")
+        result = mem.add("Zoe visited Japan in 2022.", user_id="u", category="semantic")
+        assert server.request_count("/chat/completions") == 1
+        assert result.decision is not None and result.decision.category is Category.PROCEDURAL
+        kept = mem.get(result.memory.id)
+        assert (kept.category, kept.category_source) == (Category.SEMANTIC, CategorySource.GIVEN)
+        assert kept.version == 1  # nothing to write: the decision changed nothing of it
+
+
+@pytest.mark.parametrize("category", ["core", "summary", "recipe", 7, ["episodic"]])
+def test_an_invalid_category_is_ignored_and_the_decision_stands(
+    request: pytest.FixtureRequest,
+    backend: str,
+    server: FakeLLMServer,
+    embedder: LocalEmbedder,
+    category: object,
+) -> None:
+    server.set_script(_reply("KEEP_SEPARATE", category))
+    with _memory(request, backend, server, embedder) as mem:
+        mem.add("Zoe visited Japan in 2019.", user_id="u")
+        result = mem.add("Zoe visited Japan in 2022.", user_id="u")
+        assert result.decision is not None
+        assert result.decision.action.value == "KEEP_SEPARATE" and result.decision.category is None
+        kept = mem.get(result.memory.id)
+        assert (kept.category, kept.category_source) == (Category.EPISODIC, CategorySource.RULES)
+        assert mem.log(1)[0].action == "KEEP_SEPARATE"
+
+
+def test_undo_restores_the_category_the_rules_gave(
+    request: pytest.FixtureRequest, backend: str, server: FakeLLMServer, embedder: LocalEmbedder
+) -> None:
+    server.set_script(_reply("ADD", "semantic"))
+    with _memory(request, backend, server, embedder) as mem:
+        mem.add("Zoe visited Japan in 2019.", user_id="u")
+        result = mem.add("Zoe visited Japan in 2022.", user_id="u")
+        assert result.log_id is not None
+        judged = mem.get(result.memory.id)
+        assert (judged.category, judged.category_source) == (
+            Category.SEMANTIC,
+            CategorySource.JUDGE,
+        )
+        mem.undo(result.log_id)
+        back = mem.get(result.memory.id)
+        assert (back.category, back.category_source) == (Category.EPISODIC, CategorySource.RULES)
+        assert back.status is Status.ACTIVE
+
+
+def test_the_rules_judge_leaves_the_rules_category(
+    backend: str, request: pytest.FixtureRequest, embedder: LocalEmbedder
+) -> None:
+    kw: dict[str, Any] = {"embedder": embedder, "consolidate": "sync"}
+    path = request.getfixturevalue("db_path")
+    with (
+        Memory(url=request.getfixturevalue("pg_url"), **kw)
+        if backend == "postgres"
+        else Memory(path, **kw)
+    ) as mem:
+        mem.add("Always run the tests before you push.", user_id="u")
+        result = mem.add("Always run the unit tests before you push to main.", user_id="u")
+        assert result.decision is not None and result.decision.category is None
+        kept = mem.get(result.memory.id)
+        assert (kept.category, kept.category_source) == (
+            Category.PROCEDURAL,
+            CategorySource.RULES,
+        )
+
+
+def test_judged_category_reads_only_the_three_a_model_may_give() -> None:
+    assert judged_category(" Episodic ") is Category.EPISODIC
+    assert judged_category("procedural") is Category.PROCEDURAL
+    for bad in (None, "", "core", "summary", "fact", 3, {"category": "semantic"}):
+        assert judged_category(bad) is None
+
+
+def test_rows_from_before_the_column_read_given(tmp_path: Path) -> None:
+    """An older file's memories cannot tell a caller's category from the rules' guess:
+    they read 'given', so no judge decision ever overrides what may be a choice."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    for version, script in MIGRATIONS[:-1]:
+        assert version < 11  # the migration under test is the last one
+        conn.executescript(script)
+        conn.execute(f"PRAGMA user_version={version}")
+    conn.execute(
+        "INSERT INTO memories (id, scope_key, user_id, text, category, created_at, "
+        "updated_at, content_hash, seq) VALUES ('old1', 'u=a|a=|s=', 'a', 'We met in May', "
+        "'episodic', '2025-01-01T00:00:00+00:00', '2025-01-01T00:00:00+00:00', 'h', 1)"
+    )
+    conn.commit()
+    conn.close()
+    store = SQLiteStore(path)
+    record = store.get_memory("old1")
+    assert record is not None and record.category is Category.EPISODIC
+    assert record.category_source is CategorySource.GIVEN
+    store.close()
+
+
+def test_postgres_rows_from_before_the_column_read_given(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memfold.store.postgres.connection as connection
+    from memfold.store.postgres import PostgresStore
+    from memfold.store.postgres.schema import MIGRATIONS as PG_MIGRATIONS
+
+    with monkeypatch.context() as patched:
+        patched.setattr(connection, "MIGRATIONS", PG_MIGRATIONS[:-1])
+        patched.setattr(connection, "LATEST_VERSION", PG_MIGRATIONS[-2][0])
+        old = PostgresStore(pg_url)
+        old._db.write(
+            "INSERT INTO memories (id, scope_key, user_id, text, category, created_at, "
+            "updated_at, content_hash, seq) VALUES ('old1', 'u=a|a=|s=', 'a', 'We met in May', "
+            "'episodic', now(), now(), 'h', 1)"
+        )
+        old.close()
+    store = PostgresStore(pg_url)
+    record = store.get_memory("old1")
+    assert record is not None and record.category is Category.EPISODIC
+    assert record.category_source is CategorySource.GIVEN
+    store.close()
