@@ -14,11 +14,13 @@ rows. ``--profile`` writes the drain's cProfile statistics (pstats format).
 from __future__ import annotations
 
 import cProfile
+import functools
 import json
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,32 @@ from bench_common import parser, persona_sentences, realistic_vectors, vary
 from bench_drain import USER, _load
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
+from memfold.engine import jobs as job_steps
+from memfold.engine import on_save
 from memfold.engine.worker import drain
+
+_PHASES = {"prepare": (on_save, "_prepare_all"), "judge": (job_steps, "decide"),
+           "apply": (on_save, "_settle"), "check": (on_save, "_stale")}  # fmt: skip
+
+
+def _timed_phases() -> dict[str, float]:
+    """Wrap each phase's function to add up the calling thread's CPU seconds in it."""
+    spent = dict.fromkeys(_PHASES, 0.0)
+
+    def wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.thread_time() - started
+
+        return timed
+
+    for name, (module, attr) in _PHASES.items():
+        setattr(module, attr, wrap(name, getattr(module, attr)))
+    return spent
 
 
 def _build(cache: Path, embedder: LocalEmbedder, data: Path, n: int, saves: int) -> None:
@@ -45,7 +72,8 @@ def _build(cache: Path, embedder: LocalEmbedder, data: Path, n: int, saves: int)
     part.rename(cache)  # closed above: the WAL is checkpointed
 
 
-def _drain(db: Path, embedder: LocalEmbedder, profile: Path | None) -> dict[str, Any]:
+def _drain(db: Path, embedder: LocalEmbedder, profile: Path | None, phases: bool) -> dict[str, Any]:
+    spent = _timed_phases() if phases else {}
     with Memory(db, embedder=embedder, consolidate="queue") as mem:
         mem.search("warm the index", user_id=USER)
         profiler = cProfile.Profile() if profile else None
@@ -65,7 +93,7 @@ def _drain(db: Path, embedder: LocalEmbedder, profile: Path | None) -> dict[str,
             if e.path == "on_save"
         ]
     rows.sort(key=json.dumps)
-    return {"handled": handled, "seconds": seconds, "cpu_s": cpu, "rows": rows}
+    return {"handled": handled, "seconds": seconds, "cpu_s": cpu, "phases": spent, "rows": rows}
 
 
 def main() -> None:
@@ -75,6 +103,7 @@ def main() -> None:
     p.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "drain-in.db")
     p.add_argument("--profile", type=Path, default=None)
     p.add_argument("--compare", type=Path, default=None)
+    p.add_argument("--phases", action="store_true", help="CPU seconds per step of the drain")
     args = p.parse_args()
     embedder = LocalEmbedder()
     cache = args.cache.with_name(f"{args.cache.stem}-{args.memories}-{args.saves}.db")
@@ -83,7 +112,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="memfold-drain-") as tmp:
         db = Path(tmp) / "drain.db"
         shutil.copyfile(cache, db)
-        result = _drain(db, embedder, args.profile)
+        result = _drain(db, embedder, args.profile, args.phases)
     args.out.write_text(json.dumps(result), encoding="utf-8")
     actions: dict[str, int] = {}
     for row in result["rows"]:
@@ -93,6 +122,10 @@ def main() -> None:
         f"({result['handled'] / result['seconds']:.0f}/s), CPU {result['cpu_s']:.2f} s; "
         + ", ".join(f"{k} {v}" for k, v in sorted(actions.items()))
     )
+    if result["phases"]:
+        print(
+            "main thread CPU s: " + ", ".join(f"{k} {v:.3f}" for k, v in result["phases"].items())
+        )
     if args.compare is not None:
         other = json.loads(args.compare.read_text(encoding="utf-8"))["rows"]
         if other == result["rows"]:

@@ -174,6 +174,13 @@ class ConsolidationSettings(Section):
     # reads the scope's vectors fewer times (at 100k memories: ~2 ms per save in passes
     # of 8, ~0.5 ms in passes of 64). An LLM judge claims batch_size.
     rules_claim_size: int = Field(64, ge=1, le=4096)
+    # On SQLite the decisions of a pass share one transaction, each in its own savepoint
+    # (still atomic and version-checked alone; engine.write_group), committed after
+    # apply_group_size decisions or apply_group_max_s seconds: the write lock is held
+    # that long at most (plus one decision), never across a judge call, a search or a
+    # drift check's embedding. 1: a transaction per decision.
+    apply_group_size: int = Field(16, ge=1, le=4096)
+    apply_group_max_s: float = Field(0.1, gt=0)
     # Attempts a job may spend (a conflict re-planned, a worker that died holding it);
     # transient failures (LLM down, budget, rate limit, timeout) do not spend any.
     max_attempts: int = Field(5, ge=1)

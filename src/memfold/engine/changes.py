@@ -14,7 +14,7 @@ from memfold.engine.context import Context
 from memfold.engine.snapshot import state
 from memfold.errors import ConflictError
 from memfold.model import Link, LinkKind, MemoryRecord
-from memfold.store.base import NewLogEntry
+from memfold.store.base import NewLogEntry, Savepoints
 
 
 @dataclass
@@ -52,7 +52,9 @@ def commit(ctx: Context, change: ChangeSet, *, inside: Callable[[int], None] | N
     (e.g. marking a job done) and gets the new log id.
     """
     store = ctx.store
-    with store.transaction():
+    # Inside a pass's transaction (engine.write_group), a savepoint: this change alone
+    # rolls back when it raises.
+    with store.atomic() if isinstance(store, Savepoints) else store.transaction():
         touched = change.touched()
         current = store.get_memories(touched)
         for mid, version in change.expected.items():

@@ -23,6 +23,7 @@ from memfold.engine.context import Context
 from memfold.engine.jobs import Outcome, owner_of
 from memfold.engine.search import Nearest, similar_active, similar_active_many
 from memfold.engine.update_channel import channel_open, update_candidates
+from memfold.engine.write_group import WriteGroup
 from memfold.errors import ConflictError, LeaseLost
 from memfold.index.rows import IndexRow
 from memfold.judge.base import Judge, SaveItem
@@ -146,7 +147,9 @@ def _prepare_all(
     return done, live, found
 
 
-def _stale(ctx: Context, item: SaveItem, since: int, found: Nearest | None) -> bool:
+def _stale(
+    ctx: Context, item: SaveItem, since: int, found: Nearest | None, group: WriteGroup
+) -> bool:
     """Whether the store moved, since ``item`` was prepared (change number ``since``),
     in what it is judged on: the save itself or a candidate was written, or a memory
     written since could now be a candidate. The rows changed since are few; the
@@ -158,6 +161,7 @@ def _stale(ctx: Context, item: SaveItem, since: int, found: Nearest | None) -> b
     changes = [r for r in ctx.store.changes_since(since) if r.id != item.new.id]
     if not _moved_near(ctx, item, changes):
         return False
+    group.flush()  # candidates_for may search: the index must see committed rows only
     refound = _refound(ctx, item, changes, found)
     fresh = {(c.memory.id, c.memory.version) for c in candidates_for(ctx, record, refound)}
     return fresh != {(c.memory.id, c.memory.version) for c in item.candidates}
@@ -231,6 +235,7 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
     (a merge made from them, a target superseded), it and the rest of the batch are
     prepared again and judged in another call, so item k+1 always sees the store as
     item k left it. A save that fails alone is skipped alone (see ``engine.jobs``).
+    The decisions are committed in groups (``engine.write_group``), each atomic alone.
     """
     outcomes: list[Outcome] = []
     todo = list(jobs)
@@ -243,19 +248,21 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
         todo = []
         changed = False  # a memory was rewritten or retired: candidate sets may move
         restamped: set[str] = set()  # saves an ADD / KEEP_SEPARATE gave a new version
-        for n, (job, item) in enumerate(live):
-            # Nothing similar enough: no judge call at all.
-            raw = next(answers) if item.candidates else None
-            if changed and _stale(ctx, item, since, found.get(item.new.id)):
-                todo = [j for j, _ in live[n:]]
-                break
-            if not changed and restamped:
-                item = _restamp(ctx, item, restamped)
-            outcome = _settle(ctx, job, item, raw)
-            outcomes.append(outcome)
-            changed = changed or outcome.changed
-            if outcome.log_id is not None:
-                restamped.add(outcome.memory_id)
+        with WriteGroup(ctx) as group:
+            for n, (job, item) in enumerate(live):
+                # Nothing similar enough: no judge call at all.
+                raw = next(answers) if item.candidates else None
+                if changed and _stale(ctx, item, since, found.get(item.new.id), group):
+                    todo = [j for j, _ in live[n:]]
+                    break
+                if not changed and restamped:
+                    item = _restamp(ctx, item, restamped)
+                outcome = _settle(ctx, job, item, raw, group)
+                group.done()
+                outcomes.append(outcome)
+                changed = changed or outcome.changed
+                if outcome.log_id is not None:
+                    restamped.add(outcome.memory_id)
     return outcomes
 
 
@@ -281,21 +288,24 @@ def _restamp(ctx: Context, item: SaveItem, restamped: set[str]) -> SaveItem:
     return SaveItem(item.new, [replace(c, memory=current(c.memory)) for c in item.candidates])
 
 
-def _settle(ctx: Context, job: Job, item: SaveItem, raw: Decision | None) -> Outcome:
+def _settle(
+    ctx: Context, job: Job, item: SaveItem, raw: Decision | None, group: WriteGroup
+) -> Outcome:
+    group.begin()
     if raw is None:
         return job_steps.finish_plain(ctx, job, item.new.id)
     try:
-        return _apply_one(ctx, job, item, raw)
+        return _apply_one(ctx, job, item, raw, group)
     except Exception as exc:
         return job_steps.poisoned(ctx, job, item, item.new.id, raw, exc)
 
 
-def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision) -> Outcome:
+def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision, group: WriteGroup) -> Outcome:
     limits = ResultLimits.from_settings(ctx.settings)
     decision = apply_guards(raw, item.new, item.candidates, ctx.settings.consolidation, limits)
     if decision.action is Action.SKIP:
         return _skip(ctx, job, item, decision)
-    decision, vectors = _check_drift(ctx, item, decision, limits)
+    decision, vectors = _check_drift(ctx, item, decision, limits, group)
     change = plan(ctx, item.new, item.candidates, decision, vectors)
     try:
         log_id = commit(ctx, change, inside=lambda _id: ctx.store.finish_job(job.id, owner_of(job)))
@@ -319,7 +329,7 @@ def conflict_delay(job: Job, ctx: Context) -> float:
 
 
 def _check_drift(
-    ctx: Context, item: SaveItem, decision: Decision, limits: ResultLimits
+    ctx: Context, item: SaveItem, decision: Decision, limits: ResultLimits, group: WriteGroup
 ) -> tuple[Decision, dict[str, Vector]]:
     """A judge-written text (UPDATE, MERGE) must embed near one of its sources (the
     breaker's drift bound). Its vector is handed on so it is computed once."""
@@ -330,6 +340,7 @@ def _check_drift(
     sources = [item.new, *(by_id[t] for t in decision.target_ids if t in by_id)]
     if any(s.text == text for s in sources):
         return decision, {}  # a source's own text: no drift
+    group.flush()  # an embedding may take a while (a remote model): not under the lock
     vector = ctx.embed_one(text)
     problems = drift_problems(vector, [(s.id, s.embedding) for s in sources], limits.max_drift)
     if problems:

@@ -359,6 +359,17 @@ class Store(Protocol):
 
 
 @runtime_checkable
+class Savepoints(Protocol):
+    """A store whose transactions nest as savepoints (SQLite): the decisions of a
+    consolidation pass may share one transaction, each still atomic on its own."""
+
+    def atomic(self) -> AbstractContextManager[None]:
+        """A savepoint inside the thread's transaction (rolled back alone when it
+        raises), else a transaction."""
+        ...
+
+
+@runtime_checkable
 class DatabaseVectorSearch(Protocol):
     """A store that finds nearest vectors itself (PostgreSQL: pgvector's HNSW index or
     an exact scan), so a search need not load the scope into the process."""

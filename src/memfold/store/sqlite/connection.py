@@ -115,6 +115,35 @@ class Connections:
         finally:
             self._local.depth = 0
 
+    @contextmanager
+    def savepoint(self) -> Iterator[sqlite3.Connection]:
+        """An atomic unit: inside the thread's open transaction a SAVEPOINT, which an
+        exception rolls back alone (the transaction goes on); else a transaction. If
+        SQLite gave up the whole transaction (a disk or I/O error), the error propagates
+        and the transaction's owner rolls back."""
+        depth: int = getattr(self._local, "depth", 0)
+        if not depth:
+            with self.transaction() as conn:
+                yield conn
+            return
+        conn = self.get()
+        if not conn.in_transaction:  # SQLite rolled it back: write nothing outside it
+            raise sqlite3.OperationalError("the enclosing transaction was rolled back")
+        name = f"memfold_sp{depth}"
+        conn.execute(f"SAVEPOINT {name}")
+        self._local.depth = depth + 1
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute(f"ROLLBACK TO {name}")
+                conn.execute(f"RELEASE {name}")
+            raise
+        else:
+            conn.execute(f"RELEASE {name}")
+        finally:
+            self._local.depth = depth
+
     def close_thread(self) -> None:
         """Close the calling thread's connection (a helper thread about to end)."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)

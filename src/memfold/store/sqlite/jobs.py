@@ -10,13 +10,16 @@ to another worker is never applied twice.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING, Any
 
 from memfold.errors import LeaseLost
 from memfold.model import Job, JobStatus, utcnow
 from memfold.store.codec import JOB_COLUMNS, row_to_job
+
+if TYPE_CHECKING:
+    from memfold.store.sqlite.connection import Connections
 
 _CLAIMABLE = (
     "(status = 'pending' AND coalesce(next_attempt_at, 0) <= ?) "
@@ -30,6 +33,15 @@ class JobsTableMixin:
     _q: Callable[..., list[tuple[Any, ...]]]
     _w: Callable[..., int]
     _tx: Callable[[], AbstractContextManager[None]]
+    _db: Connections
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One job's decision, inside the transaction of a pass (``engine.write_group``):
+        a savepoint, rolled back alone when it raises; outside a transaction, a
+        transaction of its own."""
+        with self._db.savepoint():
+            yield
 
     def enqueue_job(self, memory_id: str, kind: str = "consolidate") -> int:
         now = utcnow().isoformat()
