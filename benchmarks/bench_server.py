@@ -71,6 +71,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def git_state() -> str:
+    """The commit measured, and the source files changed beside it (a shared tree)."""
+    git = ["git", "-C", str(Path(__file__).resolve().parent.parent)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    changed = subprocess.run([*git, "status", "--porcelain", "src"], capture_output=True, text=True)
+    files = [line[3:] for line in changed.stdout.splitlines()]
+    return head.stdout.strip() + (f" + uncommitted {files}" if files else "")
+
+
 # --- setup: the store, the keys, the server -------------------------------------------
 
 
@@ -240,6 +249,7 @@ def main() -> int:
     add_texts = vary(fresh[: len(fresh) // 2], 20_000, seed=11)
     queries = fresh[len(fresh) // 2 :]
     out: dict[str, Any] = {"machine": machine(), "method": __doc__, "args": vars(args)}
+    out["machine"]["code"] = git_state()
     with tempfile.TemporaryDirectory(prefix="memfold-server-") as tmp:
         folder = Path(tmp)
         path = folder / "memfold.db"
@@ -314,7 +324,8 @@ def report(out: dict[str, Any]) -> None:
         f"server CPU {run['server_cpu_s']} s = {100 * run['server_cpu_s'] / seconds:.0f} % of "
         f"one core; load generator CPU {run['own_cpu_s']} s = "
         f"{100 * run['own_cpu_s'] / seconds:.0f} %; {out['machine']['cpus']} cores\n"
-        f"load average at start {run['load_start']}, at end {run['load_end']}\n"
+        f"load average at start {run['load_start']}, at end {run['load_end']}; "
+        f"code {out['machine']['code']}\n"
         f"server stopped by {stop['signal']}: exit {stop['exit_code']} after {stop['stop_s']} s"
         + (f"; requests cut by the kill: {ops['cut_by_kill']}" if args["kill"] else "")
         + f"\nconsolidation jobs after the stop: {d['jobs_after_stop']}; memories in the file: "
