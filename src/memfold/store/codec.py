@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -78,33 +79,66 @@ def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
     )
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+E = TypeVar("E", bound=Enum)
+
+
+def _member(members: dict[Any, E], kind: type[E], value: Any) -> E:
+    """``kind(value)`` by a dict lookup (an enum call costs ~2 us; a pass of the drain
+    reads thousands of rows); an unknown value still raises as the call does."""
+    found = members.get(value)
+    return kind(value) if found is None else found
+
+
+def _members(kind: type[E]) -> dict[Any, E]:
+    return {m.value: m for m in kind}
+
+
+_AREAS, _CATEGORIES, _STATUSES = _members(Area), _members(Category), _members(Status)
+_TIERS, _CATEGORY_SOURCES = _members(Tier), _members(CategorySource)
+
+
+def _time(value: Any) -> datetime | None:
+    """``parse_time`` for a column that holds ISO text or NULL (the common case first)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        parsed = datetime.fromisoformat(value)
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return parse_time(value)
+
+
+def _json_list(value: str) -> Any:
+    return [] if value == "[]" else json.loads(value)  # most rows: no sources, no merge
+
+
 def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
     return MemoryRecord(
         id=row[0],
         scope=Scope(row[1], row[2], row[3]),
         text=row[5],
-        area=Area(row[6]),
-        category=Category(row[7]),
+        area=_member(_AREAS, Area, row[6]),
+        category=_member(_CATEGORIES, Category, row[7]),
         importance=row[8],
         stability=row[9],
         access_count=row[10],
-        last_access_at=parse_time(row[11]),
-        created_at=parse_time(row[12]) or parse_time("1970-01-01T00:00:00+00:00"),  # type: ignore[arg-type]
-        updated_at=parse_time(row[13]) or parse_time("1970-01-01T00:00:00+00:00"),  # type: ignore[arg-type]
-        valid_from=parse_time(row[14]),
-        valid_to=parse_time(row[15]),
-        status=Status(row[16]),
-        tier=Tier(row[17]),
+        last_access_at=_time(row[11]),
+        created_at=_time(row[12]) or _EPOCH,
+        updated_at=_time(row[13]) or _EPOCH,
+        valid_from=_time(row[14]),
+        valid_to=_time(row[15]),
+        status=_member(_STATUSES, Status, row[16]),
+        tier=_member(_TIERS, Tier, row[17]),
         superseded_by=row[18],
-        consolidated_from=json.loads(row[19]),
-        sources=json.loads(row[20]),
-        metadata=json.loads(row[21]),
+        consolidated_from=_json_list(row[19]),
+        sources=_json_list(row[20]),
+        metadata={} if row[21] == "{}" else json.loads(row[21]),
         content_hash=row[22],
         embedding=blob_to_vec(row[23]),
         embedding_model=row[24],
         version=row[26],
-        expires_at=parse_time(row[27]),
-        category_source=CategorySource(row[28]),
+        expires_at=_time(row[27]),
+        category_source=_member(_CATEGORY_SOURCES, CategorySource, row[28]),
     )
 
 
