@@ -172,7 +172,8 @@ class Memory(MaintenanceMethods):
         ttl: timedelta | float | None = None,
     ) -> AddResult | conv.MessagesAddResult:
         """Store one memory; consolidation follows per the mode (see class doc). No
-        ``category``: assigned by rules. ``expires_at``/``ttl`` (or the area's default):
+        ``category``: assigned by rules, then by the LLM judge's reply if one judges the
+        save (``category_source``). ``expires_at``/``ttl`` (or the area's default):
         a tick marks it expired then; already past, it is stored expired (``warnings``).
         ``messages=[{"role": ..., "content": ...}]`` instead of a text: mem0's call
         (engine/conversation/add.py; README "mem0-compatible add")."""
