@@ -21,6 +21,7 @@ from memfold.engine.apply import plan
 from memfold.engine.changes import commit
 from memfold.engine.context import Context
 from memfold.engine.jobs import Outcome, owner_of
+from memfold.engine.pass_changes import PassChanges
 from memfold.engine.search import Nearest, similar_active, similar_active_many
 from memfold.engine.update_channel import channel_open, update_candidates
 from memfold.engine.write_group import WriteGroup
@@ -148,9 +149,9 @@ def _prepare_all(
 
 
 def _stale(
-    ctx: Context, item: SaveItem, since: int, found: Nearest | None, group: WriteGroup
+    ctx: Context, item: SaveItem, since: PassChanges, found: Nearest | None, group: WriteGroup
 ) -> bool:
-    """Whether the store moved, since ``item`` was prepared (change number ``since``),
+    """Whether the store moved, since ``item`` was prepared (the rows of ``since``),
     in what it is judged on: the save itself or a candidate was written, or a memory
     written since could now be a candidate. The rows changed since are few; the
     candidates are worked out again from them (``_refound``), the scope searched again
@@ -158,7 +159,7 @@ def _stale(
     record = ctx.store.get_memory(item.new.id)
     if record is None or record.version != item.new.version:
         return True
-    changes = [r for r in ctx.store.changes_since(since) if r.id != item.new.id]
+    changes = [r for r in since.rows() if r.id != item.new.id]
     if not _moved_near(ctx, item, changes):
         return False
     group.flush()  # candidates_for may search: the index must see committed rows only
@@ -240,7 +241,7 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
     outcomes: list[Outcome] = []
     todo = list(jobs)
     while todo:
-        since = ctx.store.max_seq()
+        since = PassChanges(ctx.store, ctx.store.max_seq())
         done, live, found = _prepare_all(ctx, todo)
         outcomes.extend(done)
         asked = [item for _, item in live if item.candidates]
