@@ -1,8 +1,8 @@
 """Extraction of memories from LoCoMo conversations: do extracted memories find the
 evidence as well as the raw turns do, and at what size and cost?
 
-    .venv/bin/python benchmarks/eval_extraction.py [--judge rules|llm] [--max-convs N]
-        [--max-sessions S] [--out FILE]
+    .venv/bin/python benchmarks/eval_extraction.py [--judge rules|llm] [--skip-convs K]
+        [--max-convs N] [--max-sessions S] [--out FILE]
 
 LoCoMo dev conversations only. Each session's dialog turns become messages (role user,
 the turn's text, the speaker as its ``name``, the turn's dialog id as its message id)
@@ -84,12 +84,13 @@ def _fmt(value: float | None) -> str:
 def main() -> None:
     p = parser(__doc__ or "", "eval_extraction.json")
     p.add_argument("--judge", choices=("rules", "llm"), default="rules")
+    p.add_argument("--skip-convs", type=int, default=0, help="dev conversations to leave out first")
     p.add_argument("--max-convs", type=int, default=None)
     p.add_argument("--max-sessions", type=int, default=None, help="per conversation")
     args = p.parse_args()
     settings = Settings()
     judge = make_eval_judge(args.judge, settings)
-    convs = load_locomo(args.data, "dev")[: args.max_convs]
+    convs = load_locomo(args.data, "dev")[args.skip_convs :][: args.max_convs]
     embedder = LocalEmbedder()
     areas: Counter[str] = Counter()
     raw_rows: list[Any] = []
@@ -164,6 +165,9 @@ def main() -> None:
         "judge": args.judge,
         "conversations": [c.sample_id for c in convs],
         "max_sessions": args.max_sessions,
+        "questions_by_category": {
+            CATEGORY_NAMES[c]: sum(1 for cat, _ in raw_rows if cat == c) for c in CATEGORIES
+        },
         "messages": n_messages,
         "questions": len(raw_rows),
         "extracts": n_extracts,

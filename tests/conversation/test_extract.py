@@ -274,3 +274,23 @@ def test_the_model_sees_a_participants_name_and_may_use_it(
     ]
     last = server.chat_requests[0]["messages"][-1]["content"]
     assert "1. user (Caroline): I went to a support group yesterday." in last
+
+
+def test_a_named_speakers_possessive_passes_and_another_participants_does_not(
+    mem: Memory, server: FakeLLMServer
+) -> None:
+    talk = [
+        NewMessage(Role.USER, "I am starting my dance studio.", metadata={"name": "Jon"}),
+        NewMessage(Role.USER, "I lost my job.", metadata={"name": "Gina"}),
+    ]
+    reply = {
+        "memories": [
+            {"text": "Jon's dance studio is starting", "area": "main", "sources": [1]},
+            {"text": "Jon's job was lost", "area": "main", "sources": [2]},
+        ]
+    }
+    server.set_script([reply])
+    with _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, talk, SCOPE)
+    # "my" said by Jon may become "Jon's"; Gina's job is not Jon's.
+    assert [(e.text, e.sources) for e in found] == [("Jon's dance studio is starting", ("#0",))]

@@ -109,7 +109,8 @@ def extract(
     limits = ResultLimits.from_settings(ctx.settings)
     out: list[Extracted] = []
     for text, area, indices in raw:
-        problems = check_extract(text, [said[i] for i in indices], limits)
+        speakers = [names[i] for i in indices]
+        problems = check_extract(text, [said[i] for i in indices], limits, speakers)
         if find_secrets(text):  # a key or password is no memory to keep
             problems.append("extract holds a secret")
         if problems:
