@@ -81,6 +81,29 @@ def _accuracy(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
     return out
 
 
+def _summary(rows: list[dict[str, Any]], prompt: Prompt, info: dict[str, Any]) -> dict[str, Any]:
+    missing = sum(1 for r in rows if r["reply_raw"] is None)
+    invalid = sum(1 for r in rows if r["reply_raw"] is not None and r["reply"] is None)
+    return {
+        "machine": info,
+        "prompt": prompt.label,
+        "rows": len(rows),
+        "rules": _accuracy(rows, "rules"),
+        "reply": _accuracy(rows, "reply"),
+        "applied": _accuracy(rows, "applied"),
+        "reply_missing": missing,
+        "reply_invalid": invalid,
+        "skips": sum(1 for r in rows if r["action"] == "SKIP"),
+        "actions": dict(Counter(r["action"] for r in rows)),
+        "mean_completion_tokens": round(
+            sum(r["completion_tokens"] for r in rows) / max(1, len(rows)), 2
+        ),
+        "mean_prompt_tokens": round(sum(r["prompt_tokens"] for r in rows) / max(1, len(rows)), 1),
+        "median_seconds": sorted(r["seconds"] for r in rows)[len(rows) // 2] if rows else None,
+        "per_row": rows,
+    }
+
+
 def main() -> None:
     p = parser(__doc__ or "", "eval_categories.json")
     p.add_argument("--set", type=Path, default=DEFAULT_SET, help="JSONL: text, category, older")
@@ -124,28 +147,13 @@ def main() -> None:
                 "seconds": round(seconds, 2),
             }
         )
+        # Written after every row: a run cut short still leaves its figures.
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(_summary(rows, prompt, info), indent=2, default=str))
     judge.close()
-    missing = sum(1 for r in rows if r["reply_raw"] is None)
-    invalid = sum(1 for r in rows if r["reply_raw"] is not None and r["reply"] is None)
-    decided = [r for r in rows if r["action"] != "SKIP"]
-    mean_completion = sum(r["completion_tokens"] for r in rows) / max(1, len(rows))
-    result: dict[str, Any] = {
-        "machine": info,
-        "prompt": prompt.label,
-        "set": str(args.set),
-        "rows": len(rows),
-        "rules": _accuracy(rows, "rules"),
-        "reply": _accuracy(rows, "reply"),
-        "applied": _accuracy(rows, "applied"),
-        "reply_missing": missing,
-        "reply_invalid": invalid,
-        "skips": len(rows) - len(decided),
-        "actions": dict(Counter(r["action"] for r in rows)),
-        "mean_completion_tokens": round(mean_completion, 2),
-        "mean_prompt_tokens": round(sum(r["prompt_tokens"] for r in rows) / max(1, len(rows)), 1),
-        "median_seconds": sorted(r["seconds"] for r in rows)[len(rows) // 2] if rows else None,
-        "per_row": rows,
-    }
+    result = _summary(rows, prompt, info)
+    result["set"] = str(args.set)
+    missing, invalid = result["reply_missing"], result["reply_invalid"]
     if args.baseline is not None:
         # Compared on the rows both runs judged (a baseline may be a --limit'ed run).
         base = json.loads(args.baseline.read_text())
