@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -21,15 +25,36 @@ def worker(
 ) -> None:
     """Consolidate pending saves in this process (a separate worker).
 
-    A batch that fails is logged and the worker goes on.
+    A batch that fails is logged and the worker goes on. SIGTERM or Ctrl-C stops it after
+    the batch in hand (a second Ctrl-C at once); exit 0.
     """
     from memfold.engine.worker import run_worker
 
     def report(handled: int) -> None:
         render.say(f"consolidated {handled} saves")
 
-    with open_memory(path, "queue") as mem:
-        run_worker(mem.ctx, mem.judge, once=once, report=report)
+    stop = threading.Event()
+    with open_memory(path, "queue") as mem, _stop_on_signals(stop):
+        run_worker(mem.ctx, mem.judge, once=once, stop=stop, report=report)
+
+
+@contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """SIGTERM and SIGINT set ``stop`` (the worker finishes its batch and returns); the
+    handlers are installed explicitly, since a process started in the background by a
+    shell without job control inherits SIGINT ignored and would never stop on it."""
+
+    def graceful(signum: int, frame: object) -> None:
+        stop.set()
+        # a second Ctrl-C interrupts at once
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = {sig: signal.signal(sig, graceful) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @app.command()

@@ -52,9 +52,11 @@ def drain(
     *,
     max_batches: int | None = None,
     on_batch: Callable[[list[Outcome]], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> int:
     """Reclaim the jobs of dead workers, then process claimable jobs until none are left
-    (or ``max_batches``). Returns the jobs finished here (not those deferred or lost)."""
+    (or ``max_batches``, or ``stop`` is set: checked between batches). Returns the jobs
+    finished here (not those deferred or lost)."""
     cfg = ctx.settings.consolidation
     owner = current_owner()
     reclaim_dead(ctx.store)
@@ -62,6 +64,8 @@ def drain(
     batches = 0
     claim = cfg.rules_claim_size if isinstance(judge, RuleJudge) else cfg.batch_size
     while max_batches is None or batches < max_batches:
+        if stop is not None and stop.is_set():
+            break
         jobs = ctx.store.claim_jobs(claim, owner, lease_s=cfg.lease_s)
         if not jobs:
             break
@@ -90,13 +94,14 @@ def run_worker(
     schedule = TickSchedule(ctx, judge)
     while True:
         try:
-            handled = drain(ctx, judge)
+            handled = drain(ctx, judge, stop=stop)
         except Exception:
             log.exception("a consolidation pass failed; the worker goes on")
             handled = 0
         total += handled
         schedule.added(handled)  # each save decided was one add
-        schedule.maybe_tick()
+        if not stop.is_set():  # a tick may take seconds: not on the way out
+            schedule.maybe_tick()
         if handled and report is not None:
             report(handled)
         if once or stop.wait(poll):
