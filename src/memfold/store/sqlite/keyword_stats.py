@@ -88,13 +88,12 @@ class ScopedBm25Mixin:
             return {}
         words, stats = terms
         marks = ",".join("?" * len(ids))
-        rows = self._q(
-            f"SELECT id, text FROM memories WHERE scope_key = ? AND id IN ({marks})",
-            [key, *ids],
-        )
+        # By id only: with the scope in the WHERE clause SQLite walks the scope's index
+        # (every memory of the scope) instead of looking the ids up.
+        rows = self._q(f"SELECT id, text, scope_key FROM memories WHERE id IN ({marks})", ids)
         ranked = bm25_rank(
             list(words),
-            ((str(r[0]), str(r[1])) for r in rows),
+            ((str(r[0]), str(r[1])) for r in rows if r[2] == key),
             stemmer=self._stemmer,
             docs=stats.docs,
             avg_chars=stats.avg_chars,
