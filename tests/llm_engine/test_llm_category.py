@@ -264,3 +264,36 @@ def test_postgres_rows_from_before_the_column_read_given(
     assert record is not None and record.category is Category.EPISODIC
     assert record.category_source is CategorySource.GIVEN
     store.close()
+
+
+def test_a_later_save_of_the_batch_keeps_its_decision_after_a_category_restamp(
+    db_path: Path, server: FakeLLMServer, embedder: LocalEmbedder
+) -> None:
+    # Two saves judged in one call: the first's KEEP_SEPARATE re-versions it (the
+    # judge's category), and the second lists it as a candidate. That re-stamp is the
+    # batch's own: the second decision applies in the same flush instead of meeting a
+    # version conflict and waiting for a retry.
+    server.set_script(_reply("KEEP_SEPARATE", "procedural"))
+    settings = Settings(
+        llm={
+            "base_url": server.base_url,
+            "model": "fake-model",
+            "api_key": "k",
+            "utility": {"timeout_s": 2.0, "max_retries": 1, "logprobs": False},
+            "rules_first_confidence": None,
+        }
+    )
+    with Memory(db_path, settings=settings, embedder=embedder, consolidate="queue") as mem:
+        mem.add("Zoe visited Japan in 2019 with her sister.", user_id="u")
+        mem.flush()  # nothing similar yet: added without a call
+        first = mem.add("Zoe visited Japan in 2022 with her sister.", user_id="u").memory.id
+        second = mem.add("Zoe visited Japan in 2023 with her sister.", user_id="u").memory.id
+        mem.flush()
+        assert server.request_count("/chat/completions") == 1  # both in one call
+        assert mem.store.count_jobs("pending") == 0
+        assert mem.get(first).category is Category.PROCEDURAL
+        assert mem.get(second).category is Category.PROCEDURAL
+        assert {e.input_ids[0] for e in mem.log(100) if e.action == "KEEP_SEPARATE"} == {
+            first,
+            second,
+        }

@@ -28,7 +28,16 @@ from memfold.engine.write_group import WriteGroup
 from memfold.errors import ConflictError, LeaseLost
 from memfold.index.rows import IndexRow
 from memfold.judge.base import Judge, SaveItem
-from memfold.model import Action, Candidate, Decision, Job, MemoryRecord, Status, Vector
+from memfold.model import (
+    Action,
+    Candidate,
+    Category,
+    Decision,
+    Job,
+    MemoryRecord,
+    Status,
+    Vector,
+)
 from memfold.policy.guards import apply_guards, refuse
 from memfold.policy.result_check import ResultLimits, drift_problems
 
@@ -269,8 +278,9 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
 
 def _restamp(ctx: Context, item: SaveItem, restamped: set[str]) -> SaveItem:
     """``item`` with the current versions of candidates that an earlier ADD or
-    KEEP_SEPARATE of the batch re-versioned (its area): same texts, same vectors, so the
-    decision stands, and applying it does not meet a version conflict."""
+    KEEP_SEPARATE of the batch re-versioned (its area, or its category): same texts,
+    same vectors, so the decision stands, and applying it does not meet a version
+    conflict."""
     moved = [c.memory.id for c in item.candidates if c.memory.id in restamped]
     if not moved:
         return item
@@ -282,7 +292,10 @@ def _restamp(ctx: Context, item: SaveItem, restamped: set[str]) -> SaveItem:
         # it) keeps the version seen, so applying meets the conflict and runs again.
         if now is None or now.version != seen.version + 1:
             return seen
-        if (now.text, now.status, now.category) != (seen.text, seen.status, seen.category):
+        # A category the judge set with that decision is part of the re-stamp too; only
+        # becoming or leaving core changes what a later decision may do.
+        core = (now.category is Category.CORE, seen.category is Category.CORE)
+        if (now.text, now.status) != (seen.text, seen.status) or core[0] != core[1]:
             return seen
         return now
 
