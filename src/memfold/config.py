@@ -127,6 +127,13 @@ class ConversationSettings(Section):
     # and the messages go to the model this many at a time (one call each).
     extract_timeout_s: float = Field(60.0, gt=0)
     extract_batch_messages: int = Field(20, ge=1)
+    # An LLM extract that fails against the messages it cites may be re-anchored to one
+    # other message of its batch, checked with at most this many new content words (the
+    # search over a batch must not find a message the ordinary tolerance lets through).
+    reanchor_max_new_content_words: int = Field(0, ge=0)
+    # An extract about a participant ("Caroline ...") cited to several speakers'
+    # messages takes at least this share of its content words from that participant's.
+    extract_subject_min_own_share: float = Field(0.5, ge=0.0, le=1.0)
 
 
 class ServerSettings(Section):

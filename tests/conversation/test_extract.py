@@ -294,3 +294,75 @@ def test_a_named_speakers_possessive_passes_and_another_participants_does_not(
         found = extract(mem.ctx, judge, talk, SCOPE)
     # "my" said by Jon may become "Jon's"; Gina's job is not Jon's.
     assert [(e.text, e.sources) for e in found] == [("Jon's dance studio is starting", ("#0",))]
+
+
+def test_a_speakers_possessive_needs_their_own_my_and_the_thing_they_named(
+    mem: Memory, server: FakeLLMServer
+) -> None:
+    talk = [
+        NewMessage(Role.USER, "I am starting my dance studio.", metadata={"name": "Jon"}),
+        NewMessage(Role.USER, "I bought a red car today.", metadata={"name": "Jon"}),
+        NewMessage(
+            Role.USER, "Nice! My car is blue and my studio is small.", metadata={"name": "Gina"}
+        ),
+    ]
+    reply = {
+        "memories": [
+            # Jon said "my" but not "car": Gina's car is not Jon's.
+            {"text": "Jon's car is blue", "area": "main", "sources": [1, 3]},
+            # Jon's own "my studio": passes whatever else is cited.
+            {"text": "Jon's dance studio is starting", "area": "main", "sources": [1, 3]},
+            # "a red car" without "my" stays Jon's car only in the first person.
+            {"text": "Jon's red car was bought today", "area": "main", "sources": [2]},
+        ]
+    }
+    server.set_script([reply])
+    with _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, talk, SCOPE)
+    assert [(e.text, e.sources) for e in found] == [
+        ("Jon's dance studio is starting", ("#0", "#2"))
+    ]
+
+
+def test_an_area_answered_as_a_list_of_choices_reads_as_the_first(
+    mem: Memory, server: FakeLLMServer
+) -> None:
+    reply = {
+        "memories": [
+            {"text": "User has two cats", "area": "main|fragments", "sources": [4]},
+            {"text": "User likes hiking in the Alps", "area": "Fragments", "sources": [1]},
+        ]
+    }
+    server.set_script([reply])
+    with _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, _stored(), SCOPE)
+    assert [(e.text, e.area) for e in found] == [
+        ("User has two cats", Area.MAIN),
+        ("User likes hiking in the Alps", Area.FRAGMENTS),
+    ]
+
+
+def test_an_extract_citing_the_wrong_message_is_reanchored_to_the_one_that_backs_it(
+    mem: Memory, server: FakeLLMServer
+) -> None:
+    talk = [
+        NewMessage(
+            Role.USER, "I went to a support group yesterday.", metadata={"name": "Caroline"}
+        ),
+        NewMessage(Role.USER, "That sounds great, how was it?", metadata={"name": "Melanie"}),
+        NewMessage(Role.USER, "I painted a lake sunrise.", metadata={"name": "Melanie"}),
+    ]
+    reply = {
+        "memories": [
+            # Cites Melanie's question; Caroline's own message backs it.
+            {"text": "Caroline went to a support group yesterday", "area": "main", "sources": [2]},
+            # Caroline never painted: no single message backs it, two together must not.
+            {"text": "Caroline painted a lake sunrise", "area": "main", "sources": [1, 3]},
+        ]
+    }
+    server.set_script([reply])
+    with _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, talk, SCOPE)
+    assert [(e.text, e.sources) for e in found] == [
+        ("Caroline went to a support group yesterday", ("#0",))
+    ]

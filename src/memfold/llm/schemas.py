@@ -8,9 +8,10 @@ one malformed decision costs one SKIP, not the whole batch.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 ActionName = Literal["ADD", "KEEP_SEPARATE", "UPDATE", "MERGE", "REPLACE", "DELETE", "SKIP"]
 AreaName = Literal["main", "fragments", "solutions", "instruments"]
@@ -18,6 +19,19 @@ AreaName = Literal["main", "fragments", "solutions", "instruments"]
 # (the caller gives it, or repeated use earns it).
 CategoryName = Literal["episodic", "semantic", "procedural"]
 LabelName = Literal["DUPLICATE", "RELATED", "CONTRADICTION", "SUPERSEDED"]
+_AREAS = frozenset(get_args(AreaName))
+
+
+def first_area(value: object) -> object:
+    """A small model may answer an area as "main|fragments" or "Main, fragments" (the
+    choices it was shown): read the first valid one. Anything else is left for the
+    schema to refuse."""
+    if not isinstance(value, str):
+        return value
+    for word in re.split(r"[^a-z]+", value.lower()):
+        if word in _AREAS:
+            return word
+    return value
 
 
 class _Lenient(BaseModel):
@@ -52,6 +66,8 @@ class DecisionOut(_Lenient):
     target_ids: list[str] = Field(default_factory=list)
     text: str | None = None
     area: AreaName | None = None
+
+    _area = field_validator("area", mode="before")(first_area)
     # Any value is accepted here and read by the judge: one it does not know is
     # ignored, and the decision stands.
     category: Any = None
@@ -102,6 +118,8 @@ class ExtractOut(_Lenient):
     text: str = Field(min_length=1)
     area: AreaName = "main"
     sources: list[int] = Field(default_factory=list)
+
+    _area = field_validator("area", mode="before")(first_area)
 
 
 class ExtractionReply(_Lenient):

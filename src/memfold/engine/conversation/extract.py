@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from memfold.engine.context import Context
@@ -71,6 +71,46 @@ def _llm_judge(judge: Judge) -> LLMJudge | None:
     return judge if isinstance(judge, LLMJudge) else None
 
 
+@dataclass(frozen=True, slots=True)
+class _SourceCheck:
+    """The extract check against messages of one list: ``said[i]`` is message i's text
+    as the check reads it ("Jon: ..."), ``names[i]`` its speaker's name or ""."""
+
+    said: list[str]
+    names: list[str]
+    limits: ResultLimits
+    strict: ResultLimits  # for re-anchoring (see ``reanchored``)
+    own_share: float
+    batch: int
+
+    def problems(self, text: str, indices: list[int], strict: bool = False) -> list[str]:
+        """Why ``text`` fails the extract check against the messages ``indices``."""
+        return check_extract(
+            text,
+            [self.said[i] for i in indices],
+            self.strict if strict else self.limits,
+            [self.names[i] for i in indices],
+            self.own_share,
+        )
+
+    def reanchored(self, text: str, cited: list[int]) -> list[int] | None:
+        """A small model often cites the message next to the one it read: an extract that
+        fails against its cited messages is checked against each other message of the
+        same batch on its own, nearest first, with no new content word allowed
+        (``strict``: a search over a batch must not find a message the ordinary
+        tolerance lets through), and takes the first that backs it. One message at a
+        time, never a union: words from two speakers must not add up to a statement
+        neither made. None when no message backs it."""
+        start = cited[0] - cited[0] % self.batch
+        end = min(start + self.batch, len(self.said))
+        others = [i for i in range(start, end) if i not in cited]
+        for i in sorted(others, key=lambda j: min(abs(j - c) for c in cited)):
+            if not self.problems(text, [i], strict=True):
+                log.info("an extract re-anchored from messages %s to message %d", cited, i)
+                return [i]
+        return None
+
+
 def extract(
     ctx: Context, judge: Judge, messages: Sequence[Message | NewMessage], scope: Scope
 ) -> list[Extracted]:
@@ -107,10 +147,21 @@ def extract(
         )
         return []
     limits = ResultLimits.from_settings(ctx.settings)
+    conv = ctx.settings.conversation
+    checker = _SourceCheck(
+        said=said,
+        names=names,
+        limits=limits,
+        strict=replace(limits, max_new_content_words=conv.reanchor_max_new_content_words),
+        own_share=conv.extract_subject_min_own_share,
+        batch=conv.extract_batch_messages,
+    )
     out: list[Extracted] = []
-    for text, area, indices in raw:
-        speakers = [names[i] for i in indices]
-        problems = check_extract(text, [said[i] for i in indices], limits, speakers)
+    for text, area, cited in raw:
+        indices, problems = cited, checker.problems(text, cited)
+        moved = checker.reanchored(text, cited) if problems and by == "llm" else None
+        if moved is not None:
+            indices, problems = moved, []
         if find_secrets(text):  # a key or password is no memory to keep
             problems.append("extract holds a secret")
         if problems:
