@@ -91,6 +91,8 @@ class Memory(MaintenanceMethods):
                 keyword_df_refresh_share=self.settings.search.keyword_df_refresh_share,
                 keyword_prune_min_docs=self.settings.search.keyword_prune_min_docs,
                 keyword_scan_max_docs=self.settings.search.keyword_scan_max_docs,
+                keyword_rank_cache_queries=self.settings.search.keyword_rank_cache_queries,
+                keyword_rank_cache_depth=self.settings.search.keyword_rank_cache_depth,
                 create_parent=location is None,  # only the default folder is created
                 read_only=self.read_only,
             )

@@ -23,7 +23,15 @@ from memfold.index.bm25 import (
 )
 from memfold.model import Area, Scope, Status
 from memfold.policy.filters import Filter
+from memfold.store.sqlite.connection import Connections
 from memfold.store.sqlite.fts import prune_common, query_words, scoped_match
+from memfold.store.sqlite.keyword_cache import (
+    STRUCTURE_SQL,
+    Ranking,
+    RankingCache,
+    read_statuses,
+    statuses_sql,
+)
 
 
 def match_sql(columns: str) -> str:
@@ -38,6 +46,8 @@ def match_sql(columns: str) -> str:
 class ScopedBm25Mixin:
     _q: Callable[..., list[tuple[Any, ...]]]
     _scope_stats: ScopeStatsCache
+    _rankings: RankingCache
+    _db: Connections
     _stemmer: Stemmer
     _max_df_share: float
     _prune_min_docs: int
@@ -71,9 +81,48 @@ class ScopedBm25Mixin:
         filters = (where_sql.replace(" WHERE ", " AND ", 1), params)
         if bm25 is not None:
             return self._scoped_bm25(key, words, stats, filters, k, bm25)
+        match = scoped_match(key, list(words.values()))
+        if areas is None and where is None:
+            kept = self._kept_ranking(key, match, {s.value for s in statuses}, k)
+            if kept is not None:
+                return kept
         sql = f"{match_sql('m.id, f.rank')}{filters[0]} ORDER BY f.rank LIMIT ?"
-        rows = self._q(sql, [scoped_match(key, list(words.values())), key, *params, k])
+        rows = self._q(sql, [match, key, *params, k])
         return [(str(r[0]), float(r[1])) for r in rows]
+
+    def _kept_ranking(
+        self, scope_key: str, match: str, statuses: set[str], k: int
+    ) -> list[tuple[str, float]] | None:
+        """FTS5's best ``k`` of ``statuses`` (empty: any) through ``keyword_cache``: the
+        ranking kept while the index is unchanged, else read anew (``depth`` rows past
+        ``k``, any status) and kept. None: ask FTS5 with the filters (the cache is off,
+        a transaction is open, or too few rows read pass)."""
+        cache = self._rankings
+        if cache.max_queries <= 0 or self._db.get().in_transaction:
+            return None
+        wanted = statuses or {s.value for s in Status}
+        kept = cache.get(scope_key, match)
+        if kept is not None:
+            structure, now = read_statuses(
+                self._q(statuses_sql(len(kept.rows)), [mid for mid, _, _ in kept.rows])
+            )
+            if structure == kept.structure:
+                hits = kept.now(now).best(wanted, k)
+                if hits is not None:
+                    return hits
+        found = self._q(STRUCTURE_SQL)
+        if not found or not isinstance(found[0][0], bytes):
+            return None
+        limit = k + cache.depth
+        sql = f"{match_sql('m.id, f.rank, m.status')} ORDER BY f.rank LIMIT ?"
+        rows = self._q(sql, [match, scope_key, limit])
+        ranking = Ranking(
+            found[0][0],
+            tuple((str(r[0]), float(r[1]), str(r[2])) for r in rows),
+            complete=len(rows) < limit,
+        )
+        cache.put(scope_key, match, ranking)
+        return ranking.best(wanted, k)
 
     def keyword_scores(
         self, scope: Scope, query: str, ids: Sequence[str], *, bm25: Bm25Params

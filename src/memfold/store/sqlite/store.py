@@ -33,6 +33,7 @@ from memfold.store.sqlite.erase import EraseTablesMixin
 from memfold.store.sqlite.filter_sql import filter_sql
 from memfold.store.sqlite.jobs import JobsTableMixin
 from memfold.store.sqlite.keys import KeysMixin
+from memfold.store.sqlite.keyword_cache import RankingCache
 from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.lifecycle import LifecycleScanMixin
 from memfold.store.sqlite.log import LogTablesMixin
@@ -74,6 +75,8 @@ class SQLiteStore(
         keyword_df_refresh_share: float = 0.1,
         keyword_prune_min_docs: int = 2000,
         keyword_scan_max_docs: int = 5000,
+        keyword_rank_cache_queries: int = 64,
+        keyword_rank_cache_depth: int = 64,
         create_parent: bool = False,
         read_only: bool = False,
     ) -> None:
@@ -90,6 +93,7 @@ class SQLiteStore(
         self._prune_min_docs = keyword_prune_min_docs
         self._scope_stats = ScopeStatsCache(keyword_df_refresh_share, keyword_scan_max_docs)
         self._stemmer = Stemmer()
+        self._rankings = RankingCache(keyword_rank_cache_queries, keyword_rank_cache_depth)
 
     # plumbing ---------------------------------------------------------------
     def close(self) -> None:
