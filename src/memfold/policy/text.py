@@ -308,8 +308,15 @@ _PASSIVE_USED = re.compile(r" (be|is|are|was|were|been|being|get|gets|got|gettin
 
 
 def has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
-    padded = _PASSIVE_USED.sub(r" \1 employed to ", f" {normalized(text)} ")
+    padded = _padded(text)
     return any(f" {phrase} " in padded for phrase in phrases)
+
+
+@functools.lru_cache(maxsize=8192)
+def _padded(text: str) -> str:
+    # A save's text is read for several phrase lists (change cues, additive words)
+    # against each of its candidates, and again when its pass is checked for staleness.
+    return _PASSIVE_USED.sub(r" \1 employed to ", f" {normalized(text)} ")
 
 
 def has_change_cue(text: str) -> bool:

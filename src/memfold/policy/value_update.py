@@ -13,6 +13,7 @@ newer one replaces. A year alone changing is another event ("ran the marathon in
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Set
 from dataclasses import dataclass
@@ -87,9 +88,11 @@ def value_update(older: str, newer: str, limits: UpdateLimits | None = None) -> 
 _VALUE_REACH = 3
 
 
-def change_words(text: str) -> set[str]:
+@functools.lru_cache(maxsize=8192)
+def change_words(text: str) -> frozenset[str]:
     """The change words a text uses, as stems ("raised" -> "rais"); the weaker ones
-    ("raised", "moved") only with a "to" / "from" after them."""
+    ("raised", "moved") only with a "to" / "from" after them. Remembered per text (a
+    save is read against each candidate): a frozenset, nothing to change in place."""
     words = [t.lower() for t in tx.tokens(text)]
     found: set[str] = set()
     for i, word in enumerate(words):
@@ -98,7 +101,7 @@ def change_words(text: str) -> set[str]:
         weak = stem in lx.CHANGE_STEMS_BEFORE_VALUE and bool(lx.CHANGE_VALUE_WORDS & set(followed))
         if stem in lx.CHANGE_STEMS or weak:
             found.add(stem)
-    return found
+    return frozenset(found)
 
 
 def _years(concepts: Set[str]) -> set[str]:
