@@ -12,7 +12,7 @@ import pytest
 from memfold import Memory, Settings
 from memfold.embed.local import LocalEmbedder
 from memfold.index.bm25 import Bm25Params, Stemmer, bm25_rank, idf
-from memfold.store.sqlite.fts import scope_token
+from memfold.store.sqlite.fts import scope_term, scope_token
 
 # User "a" mentions zebras all the time and a quokka once; user "b" (most of the store)
 # talks about quokkas and never about zebras.
@@ -81,8 +81,10 @@ def test_the_stems_are_the_fts5_vocabulary(mem_off: Memory) -> None:
     text = "Cafés running QUICKLY past the generalizations, don't-stop 2027"
     record = mem_off.add(text).memory
     vocab = {str(r[0]) for r in mem_off.store._q("SELECT term FROM memories_vocab")}
-    # ... beside the scope's token, which SQL computes the way fts.scope_token does
-    assert vocab == {*Stemmer().terms(text), scope_token(record.scope.key())}
+    # ... beside the scope's token, which SQL computes the way fts.scope_token does, and
+    # the scope's own terms (schema 12), which the porter tokenizer leaves as they are
+    stems, key = Stemmer().terms(text), record.scope.key()
+    assert vocab == {*stems, scope_token(key), *(scope_term(key, s) for s in stems)}
 
 
 def test_length_normalization_and_saturation() -> None:

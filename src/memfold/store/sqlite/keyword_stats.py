@@ -2,9 +2,12 @@
 statistics (memory count, average length, documents per term) and BM25 over the FTS5
 matches of the scope alone.
 
-Every query names the scope's token (``fts_scope`` column, schema migration 7), so
-FTS5 walks the scope's rows, and the planner is held to FTS5 first (``CROSS JOIN``):
-left free, it walks the scope's memories and asks FTS5 about each row.
+BM25 queries name the scope's own terms (``fts_terms`` column, schema migration 12:
+each stem of a memory's text as a term of its scope), so FTS5 reads doclists holding
+that scope's memories alone; FTS5's ``bm25()`` ranking names the scope's token
+(``fts_scope`` column, migration 7) and the words, so FTS5 walks the scope's rows. The
+planner is held to FTS5 first (``CROSS JOIN``): left free, it walks the scope's
+memories and asks FTS5 about each row.
 """
 
 from __future__ import annotations
@@ -24,7 +27,13 @@ from memfold.index.bm25 import (
 from memfold.model import Area, Scope, Status
 from memfold.policy.filters import Filter
 from memfold.store.sqlite.connection import Connections
-from memfold.store.sqlite.fts import prune_common, query_words, scoped_match
+from memfold.store.sqlite.fts import (
+    prune_common,
+    query_words,
+    scope_term,
+    scope_terms_match,
+    scoped_match,
+)
 from memfold.store.sqlite.keyword_cache import (
     STRUCTURE_SQL,
     Ranking,
@@ -221,11 +230,13 @@ class ScopedBm25Mixin:
         cap = max(k, bm25.pool)
         stems = list(words)
         stemmer, docs, avg, df = self._stemmer, stats.docs, stats.avg_chars, stats.df
-        # One pass when the scope holds at most `cap` matches (any small scope): every
-        # match is scored. FTS5 walks rowids upwards fastest (no order asked).
+        # The scope's own terms (fts_terms, schema 12): FTS5 reads doclists of this
+        # scope's memories only. One pass when the scope holds at most `cap` matches
+        # (any small scope): every match is scored. FTS5 walks rowids upwards fastest
+        # (no order asked).
         rows = self._q(
             f"{match_sql('m.id, m.text')}{extra_sql} LIMIT ?",
-            [scoped_match(scope_key, list(words.values())), scope_key, *extra, cap + 1],
+            [scope_terms_match(scope_key, stems), scope_key, *extra, cap + 1],
         )
         if len(rows) <= cap:
             texts = ((str(r[0]), str(r[1])) for r in rows)
@@ -238,7 +249,7 @@ class ScopedBm25Mixin:
         sql = f"{match_sql('m.id, m.text')}{extra_sql} ORDER BY f.rowid DESC LIMIT ?"
 
         def fetch(stem: str, earlier: Sequence[str], limit: int) -> list[tuple[str, str]]:
-            match = scoped_match(scope_key, [words[stem]], [words[e] for e in earlier])
+            match = scope_terms_match(scope_key, [stem], earlier)
             found = self._q(sql, [match, scope_key, *extra, limit])
             return [(str(r[0]), str(r[1])) for r in found]
 
@@ -265,12 +276,12 @@ class ScopedBm25Mixin:
     def _scope_doc_counts(
         self, scope_key: str, words: dict[str, str], whole: bool
     ) -> dict[str, int]:
-        """Documents of the scope per stem (``words``: stem -> a query word with it).
-        When the scope holds every memory, the FTS5 vocabulary counts are exact."""
+        """Documents of the scope per stem (``words``: stem -> a query word with it):
+        the FTS5 vocabulary's count of the stem, of the whole index when the scope holds
+        every memory, else of the scope's own term (one lookup, not a walk of matches; a
+        scope sharing the scope hash would add its own, 1 in 2^64)."""
         if whole:
             return self._vocab_counts(list(words))
-        sql = match_sql("count(*)")
-        return {
-            stem: int(self._q(sql, (scoped_match(scope_key, [word]), scope_key))[0][0])
-            for stem, word in words.items()
-        }
+        terms = {scope_term(scope_key, stem): stem for stem in words}
+        counts = self._vocab_counts(list(terms))
+        return {stem: counts.get(term, 0) for term, stem in terms.items()}

@@ -323,6 +323,45 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE memories ADD COLUMN category_source TEXT NOT NULL DEFAULT 'given';
         """,
     ),
+    (
+        12,
+        # Keyword search reads the scope's own doclists (issue 14): a third FTS5 column
+        # holds each distinct stem of the text as a term of the memory's scope only
+        # (store/sqlite/fts.py scope_terms, a virtual generated column computed by the
+        # SQL function memfold_scope_terms that every connection registers). With the
+        # text column alone, a tenant's search in a file of many tenants stepped through
+        # doclists spanning all of them. rank's bm25() gives the new column no weight.
+        """
+        DROP TRIGGER memories_ai;
+        DROP TRIGGER memories_ad;
+        DROP TRIGGER memories_au;
+        DROP TABLE memories_vocab;
+        DROP TABLE memories_fts;
+        ALTER TABLE memories ADD COLUMN fts_terms TEXT
+            GENERATED ALWAYS AS (memfold_scope_terms(scope_key, text)) VIRTUAL;
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            text, fts_scope, fts_terms, content='memories', content_rowid='rowid',
+            tokenize='porter unicode61'
+        );
+        INSERT INTO memories_fts(memories_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0, 0.0)');
+        INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
+        CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row');
+        CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, text, fts_scope, fts_terms)
+                VALUES (new.rowid, new.text, new.fts_scope, new.fts_terms);
+        END;
+        CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text, fts_scope, fts_terms)
+                VALUES ('delete', old.rowid, old.text, old.fts_scope, old.fts_terms);
+        END;
+        CREATE TRIGGER memories_au AFTER UPDATE OF text, scope_key ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text, fts_scope, fts_terms)
+                VALUES ('delete', old.rowid, old.text, old.fts_scope, old.fts_terms);
+            INSERT INTO memories_fts(rowid, text, fts_scope, fts_terms)
+                VALUES (new.rowid, new.text, new.fts_scope, new.fts_terms);
+        END;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
