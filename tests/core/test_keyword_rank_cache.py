@@ -5,9 +5,14 @@ again only when the index changed."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+from typing import Any
 
 from helpers.store_records import rec
+from memfold import Memory, Settings
+from memfold.embed.local import LocalEmbedder
+from memfold.engine.worker import drain
 from memfold.model import Scope, Status
 from memfold.store.sqlite import SQLiteStore
 
@@ -98,3 +103,42 @@ def test_inside_a_transaction_fts5_is_asked(tmp_path: Path) -> None:
         inside = kept.keyword_search(HOME, QUERY, 3, statuses=ACTIVE)
         assert "g" in [mid for mid, _ in inside]  # the uncommitted write is seen
     assert _same(kept, fresh) == inside
+
+
+def _drained(path: Path, embedder: LocalEmbedder, kept: int) -> tuple[list[Any], int]:
+    """The saves' log rows of one drain of ``path`` and the FTS5 queries it ran."""
+    settings = Settings(search={"keyword_rank_cache_queries": kept})
+    with Memory(path, settings=settings, embedder=embedder, consolidate="queue") as mem:
+        ran = _matches(mem.store)  # type: ignore[arg-type]
+        drain(mem.ctx, mem.judge)
+        rows = sorted(
+            (e.input_ids, e.action, e.output_ids, e.reasoning, e.confidence)
+            for e in mem.log(100)
+            if e.path == "on_save"
+        )
+    return rows, len(ran)
+
+
+def test_a_drain_decides_alike_with_kept_rankings(tmp_path: Path, embedder: LocalEmbedder) -> None:
+    """The update channel's saves are checked again after earlier saves of their pass
+    wrote (statuses, versions): the checks read kept rankings, the decisions are the
+    same as when FTS5 ranks every time."""
+    loaded = tmp_path / "loaded.db"
+    with Memory(loaded, embedder=embedder, consolidate="off") as mem:
+        for text in ("Sam lives in Lyon, France.", "Sam lives in Lyon near the river."):
+            mem.add(text, user_id="u")
+    with Memory(loaded, embedder=embedder, consolidate="queue") as mem:
+        for text in (
+            "Sam lives in Lyon, France.",  # folds into the older one: the pass wrote
+            "Sam lives in Lyon near the river.",
+            "Sam moved to Berlin last month.",  # change cues: the update channel
+            "Sam now lives in Berlin with Ana.",
+        ):
+            mem.add(text, user_id="u")
+    for name in ("kept.db", "fresh.db"):
+        shutil.copyfile(loaded, tmp_path / name)
+    kept, kept_queries = _drained(tmp_path / "kept.db", embedder, 64)
+    fresh, fresh_queries = _drained(tmp_path / "fresh.db", embedder, 0)
+    assert kept == fresh
+    assert {row[1] for row in kept} >= {"UPDATE", "DELETE"}
+    assert kept_queries < fresh_queries  # the checks were answered by kept rankings
