@@ -42,12 +42,22 @@ def _stored(talk: list[tuple[Role, str]] = TALK) -> list[Message]:
     return [Message(f"m{n}", SCOPE.key(), n, role, text, T0) for n, (role, text) in enumerate(talk)]
 
 
+def _memory(db_path: Path, embedder: LocalEmbedder, timeout_s: float) -> Memory:
+    settings = Settings(conversation=ConversationSettings(extract_timeout_s=timeout_s))
+    return Memory(db_path, settings=settings, embedder=embedder, consolidate="off")
+
+
 @pytest.fixture
 def mem(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:
-    settings = Settings(conversation=ConversationSettings(extract_timeout_s=2.0))
-    m = Memory(db_path, settings=settings, embedder=embedder, consolidate="off")
-    yield m
-    m.close()
+    # Room for a loaded machine: only the timeout test below wants a short cut-off.
+    with _memory(db_path, embedder, timeout_s=30.0) as m:
+        yield m
+
+
+@pytest.fixture
+def quick_mem(db_path: Path, embedder: LocalEmbedder) -> Iterator[Memory]:
+    with _memory(db_path, embedder, timeout_s=2.0) as m:
+        yield m
 
 
 @pytest.fixture
@@ -225,12 +235,12 @@ def test_messages_go_in_batches_and_sources_map_across_them(
     ids=["http-500", "timeout", "malformed-body", "not-json", "wrong-schema", "truncated"],
 )
 def test_a_failing_llm_gives_no_extracts_and_a_warning(
-    mem: Memory, server: FakeLLMServer, caplog: pytest.LogCaptureFixture, failure: Reply
+    quick_mem: Memory, server: FakeLLMServer, caplog: pytest.LogCaptureFixture, failure: Reply
 ) -> None:
     server.set_script([failure] * 4)
     # The role's own timeout is longer than the extraction's 2 s: the latter cuts it off.
     with caplog.at_level(logging.WARNING), _judge(server.base_url, timeout_s=10.0) as judge:
-        found = extract(mem.ctx, judge, _stored(), SCOPE)
+        found = extract(quick_mem.ctx, judge, _stored(), SCOPE)
     assert found == []
     assert "failed, no memories extracted" in caplog.text
 
@@ -365,4 +375,20 @@ def test_an_extract_citing_the_wrong_message_is_reanchored_to_the_one_that_backs
         found = extract(mem.ctx, judge, talk, SCOPE)
     assert [(e.text, e.sources) for e in found] == [
         ("Caroline went to a support group yesterday", ("#0",))
+    ]
+
+
+def test_an_extract_the_model_repeats_is_kept_once(mem: Memory, server: FakeLLMServer) -> None:
+    reply = {
+        "memories": [
+            {"text": "User has two cats", "area": "main", "sources": [4]},
+            {"text": "User has two cats.", "area": "fragments", "sources": [4]},
+            {"text": "user has two CATS", "area": "main", "sources": [4]},
+        ]
+    }
+    server.set_script([reply])
+    with _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, _stored(), SCOPE)
+    assert [(e.text, e.area, e.sources) for e in found] == [
+        ("User has two cats", Area.MAIN, ("m3",))
     ]

@@ -29,6 +29,7 @@ from memfold.model import Area, Scope
 from memfold.policy.extract_check import check_extract
 from memfold.policy.messages import Message, NewMessage
 from memfold.policy.result_check import ResultLimits
+from memfold.policy.text import normalized
 
 if TYPE_CHECKING:  # memfold.llm imports openai: only when extract runs (CLI start-up)
     from memfold.engine.conversation.extract_llm import RawExtract
@@ -157,7 +158,10 @@ def extract(
         batch=conv.extract_batch_messages,
     )
     out: list[Extracted] = []
+    kept: set[str] = set()
     for text, area, cited in raw:
+        if normalized(text) in kept:  # small models repeat an extract once per message
+            continue
         indices, problems = cited, checker.problems(text, cited)
         moved = checker.reanchored(text, cited) if problems and by == "llm" else None
         if moved is not None:
@@ -170,4 +174,5 @@ def extract(
             continue
         ids = tuple(source_id(messages[i], i) for i in indices)
         out.append(Extracted(text=text, area=area, sources=ids, by=by))
+        kept.add(normalized(text))
     return out
