@@ -134,6 +134,24 @@ class SearchSettings(Section):
     # restatement found first by vector lost to near-duplicates both lists held
     # (docs/benchmarks.md, "A year of use").
     keyword_fill_in: bool = True
+    # "scope" scoring: two words next to each other in the query and at most
+    # keyword_proximity_window words apart in a memory add keyword_proximity x the
+    # lower of their two BM25 term weights ("dance studio" said as such, not "dance"
+    # and "studio" in two sentences). 0: off. Chosen on LoCoMo raw turns, dev only
+    # (docs/benchmarks.md, issue 10).
+    keyword_proximity: float = Field(1.0, ge=0.0)
+    keyword_proximity_window: int = Field(3, ge=1)
+    # Hybrid convex fusion: the query vector is moved towards the mean of the first
+    # vector_feedback_hits fused hits' vectors (query + vector_feedback x that mean)
+    # and the vector list searched again with it (pseudo-relevance feedback), so turns
+    # worded like the best hits rather than like the question come in. The reported
+    # vector_score and threshold stay the cosine to the query itself. 0: off. The
+    # process index ranks again only the first vector search's best
+    # vector_feedback_pool memories (a second pass over a 100k scope would cost as
+    # much as the first; on LoCoMo dev 100 already gives the full pass's ranking).
+    vector_feedback: float = Field(0.4, ge=0.0)
+    vector_feedback_hits: int = Field(3, ge=1)
+    vector_feedback_pool: int = Field(200, ge=1)
     # A scope of at most this many memories (not the whole store) has its document
     # frequencies counted in one pass over its texts, when first searched and at each
     # refresh (~5 ms per 1,000); a larger one counts each query term over the FTS5

@@ -10,6 +10,7 @@ from typing import Literal
 import numpy as np
 
 from memfold.engine.context import Context
+from memfold.engine.search_feedback import feedback_round
 from memfold.index.bm25 import Bm25Params
 from memfold.model import (
     Area,
@@ -118,17 +119,28 @@ def search(
     query_vec = None if mode == "keyword" else ctx.embed_one(query)
     vector_hits: list[tuple[str, float]] = []
     keyword_hits: list[tuple[str, float]] = []
+    floor = cfg.min_vector_score if mode == "hybrid" else None
+    if threshold is not None:
+        floor = threshold if floor is None else max(floor, threshold)
+    feedback = mode == "hybrid" and cfg.fusion == "convex" and cfg.vector_feedback > 0.0
+    shortlist: list[tuple[str, float]] = []
     if query_vec is not None:
-        floor = cfg.min_vector_score if mode == "hybrid" else None
-        if threshold is not None:
-            floor = threshold if floor is None else max(floor, threshold)
-        vector_hits = _vector_hits(
-            ctx, scope, query_vec, depth, statuses=statuses, areas=areas, floor=floor, only=only
-        )
+        # with feedback, a longer list whose rest only the feedback round ranks again
+        shortlist = _vector_hits(
+            ctx, scope, query_vec, max(depth, cfg.vector_feedback_pool) if feedback else depth,
+            statuses=statuses, areas=areas, floor=floor, only=only,
+        )  # fmt: skip
+        vector_hits = shortlist[:depth]
     bm25 = None
     if mode in ("hybrid", "keyword"):
         if cfg.keyword_scoring == "scope":
-            bm25 = Bm25Params(cfg.bm25_k1, cfg.bm25_b, max(depth, cfg.keyword_pool))
+            bm25 = Bm25Params(
+                cfg.bm25_k1,
+                cfg.bm25_b,
+                max(depth, cfg.keyword_pool),
+                cfg.keyword_proximity,
+                cfg.keyword_proximity_window,
+            )
         keyword_hits = ctx.store.keyword_search(
             scope, query, depth, statuses=statuses, areas=areas, where=where, bm25=bm25
         )
@@ -139,14 +151,22 @@ def search(
     elif mode == "keyword":
         ranked = [(mid, -score) for mid, score in keyword_hits]
     elif cfg.fusion == "convex" and query_vec is not None:
-        _add_cosines(ctx, scope.key(), vec_score, [mid for mid, _ in keyword_hits], query_vec)
-        filled = None
-        if bm25 is not None and cfg.keyword_fill_in:
-            filled = _fill_in_keyword(ctx, scope, query, vector_hits, keyword_hits, bm25)
-        ranked = convex_fuse(
-            vector_hits, keyword_hits, vec_score, cfg.keyword_weight, cfg.keyword_min_spread,
-            filled,
-        )  # fmt: skip
+        fuse = _ConvexRound(ctx, scope, query, keyword_hits, bm25)
+        ranked = fuse(vector_hits, vec_score, query_vec)
+        moved = None
+        if feedback:
+            moved = feedback_round(
+                ctx, scope.key(), query_vec, [m for m, _ in ranked[: cfg.vector_feedback_hits]],
+                shortlist, weight=cfg.vector_feedback, depth=depth,
+                from_records=database_search(ctx) is not None,
+                search_again=lambda vec: _vector_hits(
+                    ctx, scope, vec, depth, statuses=statuses, areas=areas, floor=floor, only=only
+                ),
+                also=[m for m, _ in keyword_hits],
+            )  # fmt: skip
+        if moved is not None:  # fused again with the moved query's cosines
+            vec, again, cosines = moved
+            ranked = fuse(again, cosines, vec)
     else:
         ranked = rrf_fuse([[m for m, _ in vector_hits], [m for m, _ in keyword_hits]], cfg.rrf_k)
     if query_vec is not None and threshold is not None:
@@ -175,22 +195,52 @@ def search(
     return hits
 
 
-def _fill_in_keyword(
-    ctx: Context,
-    scope: Scope,
-    query: str,
-    vector_hits: Sequence[tuple[str, float]],
-    keyword_hits: Sequence[tuple[str, float]],
-    bm25: Bm25Params,
-) -> dict[str, float]:
-    """The BM25 rank of each vector hit the keyword list lacks (only those holding a
-    query word), so that fusion weighs what they share with the query instead of
-    counting nothing."""
-    listed = {mid for mid, _ in keyword_hits}
-    missing = [mid for mid, _ in vector_hits if mid not in listed]
-    if not missing or not keyword_hits:
-        return {}
-    return ctx.store.keyword_scores(scope, query, missing, bm25=bm25)
+class _ConvexRound:
+    """Convex fusion of one vector list with the keyword list, for one query vector.
+    Vector hits the keyword list lacks are scored by BM25 (``search.keyword_fill_in``),
+    each memory once across rounds: its score depends on the query text alone."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        scope: Scope,
+        query: str,
+        keyword_hits: Sequence[tuple[str, float]],
+        bm25: Bm25Params | None,
+    ) -> None:
+        self._ctx, self._scope, self._query = ctx, scope, query
+        self._keyword_hits = keyword_hits
+        self._fill_in = bm25 if ctx.settings.search.keyword_fill_in else None
+        self._filled: dict[str, float] = {}
+        self._asked = {mid for mid, _ in keyword_hits}
+
+    def __call__(
+        self, vector_hits: Sequence[tuple[str, float]], cosines: dict[str, float], vec: Vector
+    ) -> list[tuple[str, float]]:
+        """Fused ranking; ``cosines`` (to ``vec``) gains the keyword-only hits'."""
+        ctx, cfg = self._ctx, self._ctx.settings.search
+        _add_cosines(ctx, self._scope.key(), cosines, [m for m, _ in self._keyword_hits], vec)
+        filled = None
+        if self._fill_in is not None:
+            filled = self._fill_in_keyword(vector_hits, self._fill_in)
+        return convex_fuse(
+            vector_hits, self._keyword_hits, cosines, cfg.keyword_weight,
+            cfg.keyword_min_spread, filled,
+        )  # fmt: skip
+
+    def _fill_in_keyword(
+        self, vector_hits: Sequence[tuple[str, float]], bm25: Bm25Params
+    ) -> dict[str, float]:
+        """The BM25 rank of each vector hit the keyword list lacks (only those holding a
+        query word), so that fusion weighs what they share with the query instead of
+        counting nothing."""
+        missing = [mid for mid, _ in vector_hits if mid not in self._asked]
+        if missing and self._keyword_hits:
+            self._asked.update(missing)
+            self._filled.update(
+                self._ctx.store.keyword_scores(self._scope, self._query, missing, bm25=bm25)
+            )
+        return self._filled
 
 
 def _hot_only(

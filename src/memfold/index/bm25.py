@@ -12,12 +12,16 @@ has changed by a share of the scope's size): all of them when they are few
 
 Terms are Porter stems of lowercase word tokens, the same stems the ``porter
 unicode61`` FTS5 tokenizer indexes; lengths are counted in characters (only the ratio
-of a memory's length to the scope's average enters BM25).
+of a memory's length to the scope's average enters BM25). A pair of query neighbours
+found close together in a text ("dance studio", "pottery class") adds a bonus
+(``Bm25Params.proximity``): BM25 alone scores a text holding both words far apart
+the same.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import re
 import threading
@@ -35,11 +39,16 @@ _STEM_CACHE_MAX = 200_000
 @dataclass(frozen=True)
 class Bm25Params:
     """``k1``: term-frequency saturation; ``b``: length normalization (0 none, 1 full);
-    ``pool``: at most this many of the scope's matches are scored (all when fewer)."""
+    ``pool``: at most this many of the scope's matches are scored (all when fewer);
+    ``proximity``: two terms next to each other in the query that stand at most
+    ``proximity_window`` terms apart in a text add ``proximity`` x the lower of their
+    two weights (idf) to its score (0: no bonus)."""
 
     k1: float
     b: float
     pool: int
+    proximity: float = 0.0
+    proximity_window: int = 3
 
 
 class Stemmer:
@@ -102,19 +111,51 @@ class _Scorer:
         self._stemmer = stemmer
         self._k1, self._b = params.k1, params.b
         self._avg = max(avg_chars, 1.0)
+        # (stem, next stem in the query, bonus when the two stand close in a text)
+        self.pairs = (
+            [
+                (a, b, params.proximity * min(self.weights[a], self.weights[b]))
+                for a, b in itertools.pairwise(query)
+            ]
+            if params.proximity > 0.0
+            else []
+        )
+        self._window = params.proximity_window
 
     def bound(self, stem: str) -> float:
         """The most one occurrence-saturated term can add: idf * (k1 + 1)."""
         return self.weights[stem] * (self._k1 + 1.0)
 
+    def pair_bound(self, stems: Iterable[str]) -> float:
+        """The most the proximity bonus can add to a text holding no stem but ``stems``."""
+        held = set(stems)
+        return sum(bonus for a, b, bonus in self.pairs if a in held and b in held)
+
     def score(self, text: str) -> float:
         """0.0 for a text without a query stem."""
         weights, k1 = self.weights, self._k1
-        counts = Counter(t for t in self._stemmer.terms(text) if t in weights)
+        terms = self._stemmer.terms(text)
+        counts = Counter(t for t in terms if t in weights)
         if not counts:
             return 0.0
         norm = k1 * (1.0 - self._b + self._b * len(text) / self._avg)
-        return sum(weights[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in counts.items())
+        score = sum(weights[t] * tf * (k1 + 1.0) / (tf + norm) for t, tf in counts.items())
+        if self.pairs and len(counts) > 1:
+            score += self._proximity(terms)
+        return score
+
+    def _proximity(self, terms: Sequence[str]) -> float:
+        """The bonus of the query's neighbouring stems that stand close in ``terms``."""
+        positions: dict[str, list[int]] = {}
+        for i, term in enumerate(terms):
+            if term in self.weights:
+                positions.setdefault(term, []).append(i)
+        bonus = 0.0
+        for a, b, weight in self.pairs:
+            at_a, at_b = positions.get(a), positions.get(b)
+            if at_a and at_b and any(abs(i - j) <= self._window for i in at_a for j in at_b):
+                bonus += weight
+        return bonus
 
 
 def bm25_rank(
@@ -158,9 +199,13 @@ def best_matches(
     Everything here depends on the scope's statistics alone, never on other scopes."""
     scorer = _Scorer(query, stemmer=stemmer, docs=docs, avg_chars=avg_chars, df=df, params=params)
     order = sorted(query, key=lambda t: (-scorer.weights[t], t))
-    rest = [0.0] * (len(order) + 1)  # rest[i]: the most stems order[i:] can add
+    # rest[i]: the most a memory holding none of order[:i] can score (its stems, and
+    # the proximity bonus of query neighbours both among them)
+    rest = [0.0] * (len(order) + 1)
+    terms_bound = 0.0
     for i in range(len(order) - 1, -1, -1):
-        rest[i] = rest[i + 1] + scorer.bound(order[i])
+        terms_bound += scorer.bound(order[i])
+        rest[i] = terms_bound + scorer.pair_bound(order[i:])
     scored: list[tuple[str, float]] = []
     read = 0
     for i, stem in enumerate(order):
