@@ -15,6 +15,7 @@ import pytest
 
 from memfold import InvalidInput, Memory, ReadOnlyStore
 from memfold.embed.local import LocalEmbedder
+from memfold.store.sqlite.connection import register_functions
 from memfold.store.sqlite.schema import LATEST_VERSION, MIGRATIONS
 
 
@@ -100,6 +101,7 @@ def test_read_only_open_leaves_a_dead_owners_job_alone(
 
 def test_read_only_refuses_an_older_schema_naming_the_fix(db_path: Path) -> None:
     conn = sqlite3.connect(db_path)  # a file written by the code before the last migration
+    register_functions(conn)  # as that code's connections do (the schema's SQL functions)
     for version, script in MIGRATIONS[:-1]:
         conn.executescript(script)
         conn.execute(f"PRAGMA user_version={version}")

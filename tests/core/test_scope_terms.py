@@ -1,7 +1,8 @@
-"""Schema 12: each memory's stems as terms of its scope only (``fts_terms``), so a
+"""Schemas 12-13: each memory's stems as terms of its scope only (``fts_terms``), so a
 scope's BM25 search reads doclists of that scope alone, however many tenants share the
-file (issue 14). A schema-11 file upgrades; the generated column and the triggers keep
-the index equal to the memories on insert, update, a move to another scope and delete."""
+file (issue 14). A schema-11 file upgrades; the triggers keep the index equal to the
+memories on insert, update, a move to another scope and delete; a plain SQLite, without
+memfold's SQL function, still reads and checks the file."""
 
 from __future__ import annotations
 
@@ -83,13 +84,33 @@ def test_the_scope_terms_follow_every_change(tmp_path: Path) -> None:
     record.text = "Ana moved to Porto"
     store.put_memory(record)
     assert _bm25_search(store, A, "Lisbon") == [] and _bm25_search(store, A, "Porto") == ["a2"]
-    # moved by plain SQL: the generated column follows the scope key
+    # moved by plain SQL: the trigger computes the terms of the new scope
     store._w("UPDATE memories SET scope_key = ?, user_id = 'b' WHERE id = 'a1'", (B.key(),))
     assert _bm25_search(store, A, "tea") == [] and _bm25_search(store, B, "tea") == ["a1", "b1"]
     store.delete_memory_row("b1")
     assert _bm25_search(store, B, "tea") == ["a1"]
     _check_index(store)
     store.close()
+
+
+def test_a_plain_sqlite_reads_and_checks_the_file(tmp_path: Path) -> None:
+    """Schema 12 computed the terms in a generated column: integrity_check, quick_check
+    and SELECT * then needed memfold's SQL function in every reader."""
+    path = tmp_path / "old.db"
+    _schema_11_file(path)
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert conn.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        assert len(conn.execute("SELECT * FROM memories").fetchall()) == 3
+        term = scope_term(A.key(), "drink")
+        found = conn.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", (f'"{term}"',)
+        )
+        assert len(found.fetchall()) == 1
+    finally:
+        conn.close()
 
 
 def _doclist_lengths(mem: Memory, query: str) -> int:

@@ -15,7 +15,7 @@ from memfold.store.sqlite.schema import LATEST_VERSION, MIGRATIONS
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def _register_functions(conn: sqlite3.Connection) -> None:
+def register_functions(conn: sqlite3.Connection) -> None:
     """The SQL functions the schema calls: the ``fts_terms`` generated column (migration
     12) is computed by one, on every insert and on every update or delete of a text."""
     conn.create_function(SCOPE_TERMS_SQL_FUNCTION, 2, scope_terms, deterministic=True)
@@ -80,13 +80,13 @@ class Connections:
             conn = sqlite3.connect(
                 uri, uri=True, isolation_level=None, check_same_thread=False, timeout=timeout
             )
-            _register_functions(conn)
+            register_functions(conn)
             conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
             return conn
         conn = sqlite3.connect(
             str(self.path), isolation_level=None, check_same_thread=False, timeout=timeout
         )
-        _register_functions(conn)
+        register_functions(conn)
         conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")

@@ -362,6 +362,52 @@ MIGRATIONS: list[tuple[int, str]] = [
         END;
         """,
     ),
+    (
+        13,
+        # The scope's own terms without a generated column: a column computed by
+        # memfold's SQL function made every reader of the file need that function
+        # (PRAGMA integrity_check, quick_check and SELECT * failed in plain SQLite). The
+        # terms are now computed only where memfold writes or reads the index: in the
+        # triggers, and in the view FTS5 reads as its content (rebuild, integrity-check).
+        # The index holds the same terms as with schema 12; it is rebuilt once.
+        """
+        DROP TRIGGER memories_ai;
+        DROP TRIGGER memories_ad;
+        DROP TRIGGER memories_au;
+        DROP TABLE memories_vocab;
+        DROP TABLE memories_fts;
+        ALTER TABLE memories DROP COLUMN fts_terms;
+        CREATE VIEW memories_fts_content AS
+            SELECT rowid AS memory_rowid, text, fts_scope,
+                memfold_scope_terms(scope_key, text) AS fts_terms
+            FROM memories;
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            text, fts_scope, fts_terms, content='memories_fts_content',
+            content_rowid='memory_rowid', tokenize='porter unicode61'
+        );
+        INSERT INTO memories_fts(memories_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0, 0.0)');
+        INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
+        CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row');
+        CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, text, fts_scope, fts_terms)
+                VALUES (new.rowid, new.text, new.fts_scope,
+                    memfold_scope_terms(new.scope_key, new.text));
+        END;
+        CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text, fts_scope, fts_terms)
+                VALUES ('delete', old.rowid, old.text, old.fts_scope,
+                    memfold_scope_terms(old.scope_key, old.text));
+        END;
+        CREATE TRIGGER memories_au AFTER UPDATE OF text, scope_key ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, text, fts_scope, fts_terms)
+                VALUES ('delete', old.rowid, old.text, old.fts_scope,
+                    memfold_scope_terms(old.scope_key, old.text));
+            INSERT INTO memories_fts(rowid, text, fts_scope, fts_terms)
+                VALUES (new.rowid, new.text, new.fts_scope,
+                    memfold_scope_terms(new.scope_key, new.text));
+        END;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
