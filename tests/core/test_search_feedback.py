@@ -33,17 +33,24 @@ class TableEmbedder:
         return normalize_rows(np.array([VECTORS[t] for t in texts], dtype=np.float32))
 
 
-def search(path: Path, **cfg: float) -> dict[str, float | None]:
+def search(request: pytest.FixtureRequest, backend: str, **cfg: float) -> dict[str, float | None]:
     settings = Settings.model_validate({"search": {"vector_feedback_hits": 1, **cfg}})
-    with Memory(path, embedder=TableEmbedder(), consolidate="off", settings=settings) as mem:
+    kw = {"embedder": TableEmbedder(), "consolidate": "off", "settings": settings}
+    if backend == "postgres":  # the database finds the nearest vectors: asked again
+        mem = Memory(url=request.getfixturevalue("pg_url"), **kw)  # type: ignore[arg-type]
+    else:  # the process index ranks the first search's shortlist again
+        mem = Memory(request.getfixturevalue("db_path"), **kw)  # type: ignore[arg-type]
+    with mem:
         if not mem.list(user_id="u"):
             mem.add_many([{"text": t, "user_id": "u"} for t in ("seed", "target", "other")])
         return {h.memory.text: h.vector_score for h in mem.search(QUERY, user_id="u", k=2)}
 
 
-def test_feedback_brings_in_a_memory_worded_like_the_best_hit(db_path: Path) -> None:
-    assert set(search(db_path, vector_feedback=0.0)) == {"seed", "other"}
-    moved = search(db_path, vector_feedback=1.0)
+def test_feedback_brings_in_a_memory_worded_like_the_best_hit(
+    request: pytest.FixtureRequest, backend: str
+) -> None:
+    assert set(search(request, backend, vector_feedback=0.0)) == {"seed", "other"}
+    moved = search(request, backend, vector_feedback=1.0)
     assert set(moved) == {"seed", "target"}
     # the reported score stays the cosine to the query itself, not to the moved one
     assert moved["target"] == pytest.approx(0.3 / np.hypot(0.3, 1.0), abs=1e-6)
