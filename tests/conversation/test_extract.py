@@ -392,3 +392,13 @@ def test_an_extract_the_model_repeats_is_kept_once(mem: Memory, server: FakeLLMS
     assert [(e.text, e.area, e.sources) for e in found] == [
         ("User has two cats", Area.MAIN, ("m3",))
     ]
+
+
+def test_extraction_uses_the_format_the_judge_learned(mem: Memory, server: FakeLLMServer) -> None:
+    with _judge(server.base_url, json_schema=True) as judge:
+        judge.client.knowledge.formats[judge.client.role("extraction").endpoint] = "json_object"
+        server.set_script([REPLY, REPLY])
+        assert extract(mem.ctx, judge, _stored(), SCOPE)
+        assert extract(mem.ctx, judge, _stored(), SCOPE)
+    kinds = [r.get("response_format", {}).get("type") for r in server.chat_requests]
+    assert kinds == ["json_object", "json_object"]

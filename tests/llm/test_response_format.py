@@ -129,6 +129,25 @@ async def test_a_refused_json_schema_falls_back_to_json_object_and_is_remembered
     await client.aclose()
 
 
+async def test_a_client_lent_the_knowledge_does_not_ask_the_refused_format_again(
+    llama: LlamaLikeServer,
+) -> None:
+    first = _client(llama)
+    await first.complete("compression", MESSAGES, TextReply)
+    await first.aclose()
+    # Extraction builds its own client on its own event loop, lent the judge's knowledge.
+    lent = LLMClient(first.settings, knowledge=first.knowledge)
+    assert lent.response_format("compression") == "json_object"
+    await lent.complete("compression", MESSAGES, TextReply)
+    await lent.aclose()
+    assert llama.formats() == ["json_schema", "json_object", "json_object"]
+    # Not lent: a new client probes the endpoint again.
+    fresh = _client(llama)
+    await fresh.complete("compression", MESSAGES, TextReply)
+    await fresh.aclose()
+    assert llama.formats()[3:] == ["json_schema", "json_object"]
+
+
 async def test_a_server_refusing_both_gets_the_schema_in_the_prompt_only(
     strict_old_server: LlamaLikeServer,
 ) -> None:

@@ -46,6 +46,7 @@ from memfold.llm.call_errors import (
     classify_failure,
 )
 from memfold.llm.call_errors import retryable as retryable_error
+from memfold.llm.endpoints import EndpointKnowledge
 from memfold.llm.formats import (
     FORMATS,
     JSON_SCHEMA,
@@ -94,6 +95,7 @@ class LLMClient:
         *,
         usage_sink: UsageSink | None = None,
         tasks: Iterable[str] | None = None,
+        knowledge: EndpointKnowledge | None = None,
     ) -> None:
         self._settings = settings
         names = list(settings.task_roles) if tasks is None else list(tasks)
@@ -102,17 +104,22 @@ class LLMClient:
         self._limits = RateLimits(list(self._roles.values()))
         self._clients: dict[tuple[str, str | None], AsyncOpenAI] = {}
         self._down: set[str] = set()
-        # Per endpoint: the response format in use, and whether a reply confirmed it.
-        self._formats: dict[str, str] = {}
-        self._confirmed: set[str] = set()
-        # Per endpoint: request parameters it refused, no longer sent.
-        self._dropped: dict[str, set[str]] = {}
+        # Per endpoint: the format in use, confirmed or not; parameters it refused.
+        self._knowledge = knowledge if knowledge is not None else EndpointKnowledge()
+        self._formats = self._knowledge.formats
+        self._confirmed = self._knowledge.confirmed
+        self._dropped = self._knowledge.dropped
 
     def response_format(self, task: str = "consolidation") -> str:
         """The way ``task``'s endpoint is held to the schema now: ``json_schema``,
         ``json_object`` or ``prompt`` (after a refusal, or ``llm.<role>.json_schema``
         false)."""
         return self._format_of(self.role(task))
+
+    @property
+    def knowledge(self) -> EndpointKnowledge:
+        """What the endpoints have shown (lent to clients on other event loops)."""
+        return self._knowledge
 
     @property
     def usage_sink(self) -> UsageSink:

@@ -136,7 +136,11 @@ def extract(
             by = "llm"
             client = llm.client
             raw = extract_with_llm(
-                client.settings, client.usage_sink, ctx.settings.conversation, labelled
+                client.settings,
+                client.usage_sink,
+                ctx.settings.conversation,
+                labelled,
+                client.knowledge,
             )
     except Exception as exc:  # the conversation goes on without extracts
         log.warning(

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from memfold.config import ConversationSettings, LLMSettings
 from memfold.judge.prompts import Prompt, load_prompt
 from memfold.llm.client import LLMClient
+from memfold.llm.endpoints import EndpointKnowledge
 from memfold.llm.loop import LoopThread
 from memfold.llm.schemas import ExtractionEnvelope, ExtractionReply, ExtractOut
 from memfold.llm.secrets import MaskSession
@@ -96,10 +97,12 @@ def extract_with_llm(
     usage_sink: UsageSink,
     cfg: ConversationSettings,
     items: Sequence[tuple[str, str]],
+    knowledge: EndpointKnowledge | None = None,
 ) -> list[RawExtract]:
     """``(role, content)`` pairs -> raw extracts; raises on any failure, ``TimeoutError``
-    after ``cfg.extract_timeout_s``."""
-    client = LLMClient(llm, usage_sink=usage_sink, tasks=(TASK,))
+    after ``cfg.extract_timeout_s``. ``knowledge``: the judge's client's, so a format the
+    endpoint refused is not asked again."""
+    client = LLMClient(llm, usage_sink=usage_sink, tasks=(TASK,), knowledge=knowledge)
     prompt = load_prompt(TASK)
     loop = LoopThread(name="memfold-extract")
     try:
