@@ -224,8 +224,9 @@ def test_rows_from_before_the_column_read_given(tmp_path: Path) -> None:
     they read 'given', so no judge decision ever overrides what may be a choice."""
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path)
-    for version, script in MIGRATIONS[:-1]:
-        assert version < 11  # the migration under test is the last one
+    for version, script in MIGRATIONS:
+        if version >= 11:  # the migration under test, and those after it
+            break
         conn.executescript(script)
         conn.execute(f"PRAGMA user_version={version}")
     conn.execute(
