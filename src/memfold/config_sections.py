@@ -231,6 +231,12 @@ class ConsolidationSettings(Section):
     # aligned, ``memfold.policy.paraphrase``) may replace it from this cosine up, instead
     # of destructive_threshold: the alignment is the evidence (see docs/benchmarks.md).
     paraphrase_min_similarity: float = Field(0.70, ge=0.0, le=1.0)
+    # A memory that says what another says and a little more (a manner adverb, a
+    # modifier of a thing both name: ``memfold.policy.elaboration``) folds into it,
+    # keeping the longer text, from this cosine up; at most rules_elaboration_max_extra
+    # such concepts more.
+    elaboration_min_similarity: float = Field(0.80, ge=0.0, le=1.0)
+    rules_elaboration_max_extra: int = Field(2, ge=0)
     # A newer memory the rules read as a new value for the older one's statement (a
     # change word or a later year, the same subject, ``memfold.policy.value_update``)
     # may supersede it from this cosine up, instead of delete_threshold: "The user's

@@ -37,6 +37,7 @@ _CONFIDENCE = {
     Relation.CONTAINS: 0.92,
     Relation.SUBSUMES: 0.8,
     Relation.PARAPHRASE: 0.9,
+    Relation.ELABORATES: 0.85,
     Relation.OTHER: 0.6,
 }
 
@@ -49,6 +50,7 @@ def thresholds_from_settings(settings: ConsolidationSettings) -> RuleThresholds:
         value_min_shared=settings.rules_value_min_shared,
         merge_min_similarity=settings.rules_merge_min_similarity,
         fragment_max_words=settings.rules_fragment_max_words,
+        elaboration_max_extra=settings.rules_elaboration_max_extra,
     )
 
 
@@ -114,6 +116,10 @@ class RuleJudge:
         if relation is Relation.SUBSUMES:
             if core or candidate.similarity < self._limits.merge_min_similarity:
                 return _keep(target, f"{why}; words inserted, not similar enough to merge")
+            return self._fold(target, cmp, _CONFIDENCE[relation], why, core)
+        if relation is Relation.ELABORATES:
+            if core or candidate.similarity < self._settings.elaboration_min_similarity:
+                return _keep(target, f"{why}; says a little more, not similar enough to fold")
             return self._fold(target, cmp, _CONFIDENCE[relation], why, core)
         if relation in (Relation.NEGATION_FLIP, Relation.VALUE_CHANGE, Relation.UPDATED):
             return self._supersede(target, candidate.similarity, cmp, why, core, candidate.via)
@@ -192,8 +198,16 @@ class RuleJudge:
         if relation in (Relation.VALUE_CHANGE, Relation.UPDATED):
             return _verdict(PairLabel.SUPERSEDED, conflict_confidence(cmp), why)
         folded = (Relation.EXACT, Relation.SAME_WORDS, Relation.CONTAINS, Relation.PARAPHRASE)
-        duplicate = relation in folded or (
-            relation is Relation.SUBSUMES and pair.similarity >= self._limits.merge_min_similarity
+        duplicate = (
+            relation in folded
+            or (
+                relation is Relation.SUBSUMES
+                and pair.similarity >= self._limits.merge_min_similarity
+            )
+            or (
+                relation is Relation.ELABORATES
+                and pair.similarity >= self._settings.elaboration_min_similarity
+            )
         )
         if duplicate and core:
             return _verdict(PairLabel.RELATED, 0.7, f"{why}; a core memory is never merged")

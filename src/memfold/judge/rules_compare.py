@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memfold.policy import text as tx
+from memfold.policy.elaboration import elaboration, qualifies_owned_or_role
 from memfold.policy.paraphrase import paraphrase
 from memfold.policy.value_update import value_update
 
@@ -53,6 +54,7 @@ class Relation(StrEnum):
     CONTAINS = "contains"  # the longer says all the shorter says, as one block, and more
     SUBSUMES = "subsumes"  # the longer keeps every word of the shorter, in order
     PARAPHRASE = "paraphrase"  # the same concepts in other words (policy.paraphrase)
+    ELABORATES = "elaborates"  # the same and a modifier more (policy.elaboration)
     NEGATION_FLIP = "negation_flip"  # one negates or retracts what the other states
     VALUE_CHANGE = "value_change"  # same statement, another number / date / name
     UPDATED = "updated"  # a new value with a sign of change (policy.value_update)
@@ -75,6 +77,8 @@ class RuleThresholds:
     merge_min_similarity: float
     # A text with this many content words or fewer is filed under "fragments".
     fragment_max_words: int
+    # Concepts (manner adverbs, modifiers) one text may say more and still fold.
+    elaboration_max_extra: int = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +117,9 @@ def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
     restated = paraphrase(older, newer)
     if restated:
         return result(Relation.PARAPHRASE, restated)
+    more = elaboration(older, newer, limits.elaboration_max_extra)
+    if more is not None:
+        return result(Relation.ELABORATES, more.reason, more.newer_is_longer)
 
     flip = _negation_flip(older, newer, overlap, limits)
     if flip:
@@ -139,7 +146,8 @@ def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
         return result(Relation.OTHER, "numbers differ")
     if _is_block(short, long):
         return result(Relation.CONTAINS, "one text contains the other", longer_is_newer)
-    if _is_subsequence(short, long):
+    longer_text, shorter_text = (newer, older) if longer_is_newer else (older, newer)
+    if _is_subsequence(short, long) and not qualifies_owned_or_role(shorter_text, longer_text):
         return result(Relation.SUBSUMES, "one text keeps every word of the other", longer_is_newer)
     return result(Relation.OTHER, "no rule matched")
 

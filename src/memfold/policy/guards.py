@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from memfold.config import ConsolidationSettings
 from memfold.model import Action, Candidate, Decision, MemoryRecord
+from memfold.policy.elaboration import elaboration
 from memfold.policy.evidence import combine_problems, supersede_evidence
 from memfold.policy.paraphrase import paraphrase
 from memfold.policy.result_check import (
@@ -156,6 +157,11 @@ def _check_replace(
     if paraphrase(old.text, new.text):
         # Every concept aligned: the alignment, not the cosine, is the evidence.
         verdict.problems += _below(Action.REPLACE, [target], settings.paraphrase_min_similarity)
+        return
+    more = elaboration(old.text, new.text, settings.rules_elaboration_max_extra)
+    if more is not None and more.newer_is_longer:
+        # The new memory says all the old one says and a modifier more: its own gate.
+        verdict.problems += _below(Action.REPLACE, [target], settings.elaboration_min_similarity)
         return
     verdict.problems += _below(Action.REPLACE, [target], settings.destructive_threshold)
     folds = not combine_problems([new.text, old.text]) and not dropped(

@@ -127,12 +127,82 @@ _GROUPS: tuple[str, ...] = (
     "girl daughter",
     "mother mom mum",
     "father dad",
-    "photo picture",
+    "photo picture image",
     "car vehicle",
     "doctor physician",
     "meeting meet",
     "travel trip",
     "fly flies flew flight",
+    # everyday rewordings of one action or thing (issue 10); never co-hyponyms that
+    # name which thing ("pan" / "pot", "son" / "daughter" stay apart)
+    "person someone somebody individual",
+    "cut slice chop dice",
+    "woman lady",
+    "man guy",
+    "bicycle bike",
+    "cyclist bicyclist biker",
+    "motorcycle motorbike",
+    "airplane plane",
+    "telephone phone",
+    "automobile auto",
+    "jump leap",
+    "grass lawn",
+    "teen teenager",
+    "fight battle",
+    "staircase stairway stair stairs",
+    "quickly rapidly fast swiftly",
+    "carefully cautiously",
+    "wedding marriage",
+    "stunt trick",
+    "cartoon animation",
+    "skillet frypan",
+    "hit strike",
+    "ocean sea",
+    "forest woods",
+    "gray grey",
+)
+
+# One-way alignments, a specific word to the general one it is a kind of (issue 10):
+# "a man is cooking" / "a person is cooking" say the same, while "a man" / "a woman"
+# name two things (neither is the other's general word). Words are looked up like
+# synonyms (by base form and stem, after the synonym groups).
+HYPERNYMS: dict[str, str] = {
+    "man": "person", "woman": "person", "boy": "kid", "girl": "kid", "toddler": "kid",
+    "schoolgirl": "girl", "schoolboy": "boy", "puppy": "dog", "kitten": "cat",
+    "dog": "animal", "cat": "animal", "horse": "animal", "mouse": "animal",
+    "cow": "animal", "sheep": "animal", "bird": "animal", "rabbit": "animal",
+    "stroll": "walk", "hike": "walk", "pace": "walk",
+    "sprint": "run", "jog": "run", "dash": "run",
+    "guitar": "instrument", "piano": "instrument", "violin": "instrument",
+    "drum": "instrument", "flute": "instrument",
+    "volleyball": "ball", "football": "ball", "basketball": "ball",
+    "boulder": "rock", "stone": "rock", "doll": "toy", "sword": "weapon",
+    "gun": "weapon", "rifle": "weapon", "steak": "meat", "bacon": "meat",
+    "beer": "drink", "jeep": "car", "truck": "vehicle", "stare": "look",
+    "gaze": "look", "glance": "look", "sprinkle": "put",
+    "devour": "eat", "gobble": "eat", "strum": "play", "frolic": "play",
+    "chat": "talk", "chatter": "talk", "roast": "cook", "fry": "cook",
+    "bake": "cook", "grill": "cook", "boil": "cook",
+}  # fmt: skip
+
+# Modifiers that change which thing a text is about ("a former teacher", "a toy gun"):
+# one text saying them and the other not is never read as the same fact.
+IDENTITY_MODIFIERS: frozenset[str] = _words(
+    """former ex old new previous current next last future late deputy assistant acting
+    vice senior junior head chief co step half grand great skip fake toy model mock
+    only early nearly barely hardly mostly partly fully almost likely other another
+    same different main primary secondary backup spare second extra personal shared
+    private public work home family"""
+)
+
+# Nouns for what someone is to others (roles, jobs): a modifier on one is a role of its
+# own ("skip-level manager", "staff engineer"), never dropped.
+ROLE_NOUNS: frozenset[str] = _words(
+    """engineer developer designer lead director manager president officer ceo cto cfo
+    vp chief analyst consultant teacher doctor nurse lawyer owner founder member
+    admin administrator architect scientist researcher editor reviewer maintainer
+    owner contact representative rep supervisor chair captain coach instructor
+    professor student intern contractor employee staff"""
 )
 
 # Words that never change what a statement says: copulas, auxiliaries, possession
@@ -186,6 +256,8 @@ begin began begun|break broke broken|choose chose chosen|draw drew drawn
 drink drank drunk|forget forgot forgotten|get got gotten|hide hid hidden|lead led
 sleep slept|speak spoke spoken|stand stood|swim swam swum|think thought
 understand understood|wake woke woken|win won|fly flew flown|sit sat|light lit
+fry fried fries frying|tie tied ties tying|die died dying|cling clung|dig dug|bite bitten|lie lying
+man men|woman women|person people|mouse mice|foot feet|tooth teeth
 """
 IRREGULAR: dict[str, str] = {
     form: group.split()[0]

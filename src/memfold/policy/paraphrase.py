@@ -17,6 +17,7 @@ Pure: no I/O, no model.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import unicodedata
@@ -28,12 +29,17 @@ from memfold.policy.subject import RELATION_WORDS
 
 _RELATIONS = frozenset(RELATION_WORDS)
 
-_TOKEN = re.compile(r"t\d\d:\d\d|\d+(?:\.\d+)?|[$€£%,]|[^\W\d_]+(?:'[^\W\d_]+)*", re.UNICODE)
+TOKEN = re.compile(r"t\d\d:\d\d|\d+(?:\.\d+)?|[$€£%,]|[^\W\d_]+(?:'[^\W\d_]+)*", re.UNICODE)
 _CLOCK_TOKEN = re.compile(r"^t\d\d:\d\d$")
 _POSSESSIVE = re.compile(r"\b([^\W\d_][\w-]*)'s\b", re.UNICODE)
+_PARTICIPLE = r"(?:\w+ly\s+)?\w+(?:ed|en|wn|ght|t|ld|ung|ead)"
+# Passive voice: "is eaten by", "is being rinsed with water by" (a few words may stand
+# between the participle and its "by"), or any "being" + participle ("is being cut").
 _PASSIVE = re.compile(
-    r"\b(?:is|are|was|were|been|being|be|gets?|got)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|ght|t)\s+by\b"
+    rf"\b(?:is|are|was|were|been|being|be|gets?|got)\s+{_PARTICIPLE}(?:\s+\w+){{0,4}}?\s+by\b"
+    rf"|\bbeing\s+{_PARTICIPLE}\b"
 )
+POSSESSIVE_WORDS = frozenset(["my", "your", "his", "her", "its", "our", "their"])
 # "is" as the main verb ("is a data engineer", "was born"), not an auxiliary ("is
 # carrying", "was hired").
 _COPULA = re.compile(r"\b(?:is|are|was|were)\b(?!\s+(?:\w+ly\s+)?\w+(?:ing|ed|en)\b)")
@@ -62,6 +68,7 @@ class Reading:
     copula: bool
     directions: tuple[frozenset[str], ...]
     question: bool
+    owned: bool  # a possessive anywhere ("Ken's", "his"): whose thing it is matters
 
 
 @functools.lru_cache(maxsize=4096)
@@ -69,7 +76,7 @@ def read(text: str) -> Reading:
     """How alignment reads ``text`` (cached: a save compares one text with several)."""
     folded = unicodedata.normalize("NFKC", text)
     canon = lx.canonical_text(folded)
-    words = _TOKEN.findall(canon)
+    words = TOKEN.findall(canon)
     concepts: list[str] = []
     for word in words:
         concept = concept_of(word)
@@ -90,10 +97,11 @@ def read(text: str) -> Reading:
         copula=_COPULA.search(canon) is not None,
         directions=tuple(frozenset(d & lowered) for d in _DIRECTIONS),
         question=tx.is_question(text),
+        owned=bool(_POSSESSIVE.search(canon)) or bool(lowered & POSSESSIVE_WORDS),
     )
 
 
-_FRAMES = (
+FRAMES = (
     frozenset(lx.MONTH_NAMES.values())
     | tx.WEEKDAYS
     | frozenset({"perday", "perweek", "permonth", "peryear", "weekdays"})
@@ -109,7 +117,7 @@ def _subject(words: list[str]) -> str:
             words = words[words.index(",") + 1 :]
     for word in words:
         concept = concept_of(word)
-        if concept and not concept[:1].isdigit() and concept not in _FRAMES:
+        if concept and not concept[:1].isdigit() and concept not in FRAMES:
             return concept
     return ""
 
@@ -168,18 +176,71 @@ _SYNONYMS: dict[str, str] = {
 
 def paraphrase(older: str, newer: str, min_concepts: int = 2) -> str:
     """Why ``newer`` restates ``older`` (a reason), or "" when the rules cannot show it."""
-    a, b = read(older), read(newer)
-    if a.question != b.question or a.negated != b.negated:
-        return ""
+    a, b = aligned(read(older), read(newer))
     if a.concepts != b.concepts or len(a.concepts) < min_concepts:
         return ""
-    if _owners_differ(a, b) or _roles_differ(a, b) or turned_around(older, newer):
+    if not structure_agrees(a, b, older, newer):
         return ""
-    for mine, theirs in zip(a.directions, b.directions, strict=True):
-        if mine and theirs and mine != theirs:
-            return ""
     shown = ", ".join(sorted(a.concepts)[:8])
     return f"the same fact in other words (concepts: {shown})"
+
+
+def structure_agrees(a: Reading, b: Reading, older: str, newer: str) -> bool:
+    """The vetoes a bag of concepts cannot see: a question against a statement,
+    negation, owners, who does what to whom, order around a directional word ("over",
+    "into"; a voice change turns the order by itself, and the roles check reads that),
+    and direction words ("on" / "off")."""
+    if a.question != b.question or a.negated != b.negated:
+        return False
+    if _owners_differ(a, b) or _roles_differ(a, b):
+        return False
+    if a.passive == b.passive and turned_around(older, newer):
+        return False
+    for mine, theirs in zip(a.directions, b.directions, strict=True):
+        if mine and theirs and mine != theirs:
+            return False
+    return True
+
+
+# Specific concept -> its general concept ("man" -> "person"), spelled as concepts.
+_HYPERNYMS: dict[str, str] = {}
+
+
+def general_of(concept: str) -> str:
+    """The general concept ``concept`` is a kind of (``lexicon.HYPERNYMS``), else empty."""
+    if not _HYPERNYMS:
+        for specific, general in lx.HYPERNYMS.items():
+            _HYPERNYMS[concept_of(specific)] = concept_of(general)
+    return _HYPERNYMS.get(concept, "")
+
+
+def aligned(a: Reading, b: Reading) -> tuple[Reading, Reading]:
+    """``a`` and ``b`` with each concept one side alone has, whose general word
+    (``lexicon.HYPERNYMS``) the other side alone has, read as that general word: "a man
+    is slicing bread" / "a person is cutting bread". Never "a man" / "a woman" (neither
+    is the other's general word), and never a relative where an owner is named ("his
+    son" / "his kid" are left as they are)."""
+    only_a, only_b = a.concepts - b.concepts, b.concepts - a.concepts
+    owned = a.owned or b.owned
+    mapping: dict[str, str] = {}
+    for mine, theirs in ((only_a, only_b), (only_b, only_a)):
+        for concept in mine:
+            general = general_of(concept)
+            if general and general in theirs:
+                if owned and (concept in _RELATIONS or general in _RELATIONS):
+                    continue
+                mapping[concept] = general
+    if not mapping:
+        return a, b
+    return _mapped(a, mapping), _mapped(b, mapping)
+
+
+def _mapped(reading: Reading, mapping: dict[str, str]) -> Reading:
+    return dataclasses.replace(
+        reading,
+        concepts=frozenset(mapping.get(c, c) for c in reading.concepts),
+        first=mapping.get(reading.first, reading.first),
+    )
 
 
 def _owners_differ(a: Reading, b: Reading) -> bool:
@@ -196,8 +257,8 @@ def _roles_differ(a: Reading, b: Reading) -> bool:
     equation ("X is Y") whose owners agree. Named parties are compared in order; with
     fewer than two, the subject ("a dog carries a man" / "a man carries a dog")."""
     if len(a.entities) < 2 or set(a.entities) != set(b.entities):
-        if a.first == b.first:
-            return False
+        if a.first == b.first:  # the same subject, unless one voice turned it
+            return a.passive != b.passive
         return a.passive == b.passive and not (a.copula and b.copula)
     same_order = a.entities == b.entities
     if same_order:
