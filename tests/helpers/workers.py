@@ -88,7 +88,9 @@ def drain_with_workers(mem: Memory, args: Sequence[str], env: dict[str, str]) ->
     assert set(per_save) <= set(ids)
     # ...and folding really happened: one active memory per fact, nothing lost.
     active = mem.list(user_id="sam", limit=1000)
-    assert sorted(m.text.rstrip(".") for m in active) == sorted(FACTS)
+    kept = sorted(m.text.rstrip(".") for m in active)
+    # (helpers/ is not rewritten by pytest: say what differed.)
+    assert kept == sorted(FACTS), [(m.id, m.text, m.created_at.isoformat()) for m in active]
     records = mem.store.get_memories(ids)
     assert len(records) == len(ids)
     assert all(r.status in (Status.ACTIVE, Status.SUPERSEDED) for r in records.values())
