@@ -51,3 +51,13 @@ def test_skip_level_manager_and_a_woman_and_a_man_stay_apart() -> None:
         decision = _guarded(old_text, new_text, 0.95)
         assert decision.action not in (Action.MERGE, Action.REPLACE, Action.UPDATE), new_text
         assert decision.action is not Action.DELETE, new_text
+
+
+def test_a_general_restatement_never_replaces_the_specific_older_text() -> None:
+    older, general = "A man is slicing a tomato.", "A person is cutting a tomato."
+    decision = _guarded(older, general, 0.9)
+    # The newer says "person" for "man": replacing would leave the vaguer text active.
+    assert decision.action is Action.KEEP_SEPARATE
+    # The other way round the specific newer takes the general one's place.
+    decision = _guarded(general, older, 0.9)
+    assert decision.action is Action.REPLACE and decision.target_ids == ["old"]

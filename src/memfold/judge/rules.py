@@ -112,7 +112,7 @@ class RuleJudge:
         if relation in (Relation.EXACT, Relation.SAME_WORDS, Relation.CONTAINS):
             return self._fold(target, cmp, _CONFIDENCE[relation], why, core)
         if relation is Relation.PARAPHRASE:
-            return self._restated(target, candidate.similarity, why, core)
+            return self._restated(target, candidate.similarity, why, core, cmp.newer_is_general)
         if relation is Relation.SUBSUMES:
             if core or candidate.similarity < self._limits.merge_min_similarity:
                 return _keep(target, f"{why}; words inserted, not similar enough to merge")
@@ -138,13 +138,20 @@ class RuleJudge:
             return _decision(Action.REPLACE, [target.id], None, confidence, why)
         return _decision(Action.UPDATE, [target.id], target.text, confidence, why)
 
-    def _restated(self, target: MemoryRecord, similarity: float, why: str, core: bool) -> Decision:
+    def _restated(
+        self, target: MemoryRecord, similarity: float, why: str, core: bool, general: bool
+    ) -> Decision:
         """The newer memory says what the older says in other words: it takes the older's
-        place (REPLACE: no text is written; the older stays as history, undoable)."""
+        place (REPLACE: no text is written; the older stays as history, undoable), unless
+        it says in a general word what the older says specifically ("a person" for "a
+        man"): replacing would leave the vaguer text active, and the older's text cannot
+        hold the newer's other words, so both stay."""
         if core:
             return _keep(target, f"{why}; a core memory is not superseded by rules")
         if similarity < self._settings.paraphrase_min_similarity:
             return _keep(target, f"{why}; not similar enough to fold")
+        if general:
+            return _keep(target, f"{why}; the older says it more specifically")
         return _decision(Action.REPLACE, [target.id], None, _CONFIDENCE[Relation.PARAPHRASE], why)
 
     def _supersede(

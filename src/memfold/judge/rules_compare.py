@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from memfold.policy import text as tx
 from memfold.policy.elaboration import elaboration, qualifies_owned_or_role
-from memfold.policy.paraphrase import paraphrase
+from memfold.policy.paraphrase import newer_generalizes, paraphrase
 from memfold.policy.value_update import value_update
 
 # What ``compare`` reads of one text, remembered per text: a save is compared with
@@ -91,6 +91,8 @@ class Comparison:
     # True when "b" is the longer (containing) text; meaningful for containment relations.
     newer_is_longer: bool
     detail: str
+    # True when a restatement puts a general word for the older's specific one.
+    newer_is_general: bool = False
 
 
 def is_exact(older: str, newer: str) -> bool:
@@ -116,7 +118,8 @@ def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
     # "dislikes" are one value and one polarity once spelled alike.
     restated = paraphrase(older, newer)
     if restated:
-        return result(Relation.PARAPHRASE, restated)
+        general = newer_generalizes(older, newer)
+        return Comparison(Relation.PARAPHRASE, overlap, cue, newer_longer, restated, general)
     more = elaboration(older, newer, limits.elaboration_max_extra)
     if more is not None:
         return result(Relation.ELABORATES, more.reason, more.newer_is_longer)

@@ -235,6 +235,14 @@ def aligned(a: Reading, b: Reading) -> tuple[Reading, Reading]:
     return _mapped(a, mapping), _mapped(b, mapping)
 
 
+def newer_generalizes(older: str, newer: str) -> bool:
+    """Whether ``newer`` says in a general word what ``older`` says in a specific one
+    ("a man ..." -> "a person ..."): folding it must keep the older, specific text."""
+    a, b = read(older), read(newer)
+    only_b = b.concepts - a.concepts
+    return any(general_of(concept) in only_b for concept in a.concepts - b.concepts)
+
+
 def _mapped(reading: Reading, mapping: dict[str, str]) -> Reading:
     return dataclasses.replace(
         reading,
