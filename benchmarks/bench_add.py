@@ -1,0 +1,56 @@
+"""add() and add_many throughput, small and quick: to compare two versions of the code
+in one sitting (run it alternately with ``PYTHONPATH=<worktree>/src``).
+
+    .venv/bin/python benchmarks/bench_add.py LABEL [--adds 200] [--rows 20000]
+
+add(): single adds, consolidation off, the local embedder embedding each text (after 10
+warm-ups). add_many: random unit vectors given, batches of 5,000, one scope. Prints
+throughput and process CPU per item.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from memfold import Memory
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("label")
+    parser.add_argument("--adds", type=int, default=200)
+    parser.add_argument("--rows", type=int, default=20_000)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(args.rows, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    texts = [
+        f"Persona sentence {i} about cooking pasta and books {i % 97}" for i in range(args.rows)
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        mem = Memory(os.path.join(folder, "bench.db"), consolidate="off")
+        for i in range(10):
+            mem.add(f"warm-up sentence {i} about tea", user_id="u")
+        wall, cpu = time.perf_counter(), time.process_time()
+        for i in range(args.adds):
+            mem.add(f"User {i} likes green tea and hiking in the Alps, item {i}", user_id="u")
+        add_wall, add_cpu = time.perf_counter() - wall, time.process_time() - cpu
+        wall, cpu = time.perf_counter(), time.process_time()
+        for start in range(0, args.rows, 5000):
+            items = [{"text": t, "user_id": "v"} for t in texts[start : start + 5000]]
+            mem.add_many(items, embeddings=vecs[start : start + 5000])
+        many_wall, many_cpu = time.perf_counter() - wall, time.process_time() - cpu
+        mem.close()
+    print(
+        f"{args.label}: add {args.adds / add_wall:.0f}/s (CPU {add_cpu / args.adds * 1e3:.2f} ms), "
+        f"add_many {args.rows / many_wall:.0f}/s (CPU {many_cpu / args.rows * 1e3:.3f} ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
