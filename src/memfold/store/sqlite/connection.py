@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memfold.errors import InvalidInput, ReadOnlyStore
-from memfold.store.sqlite.fts import SCOPE_TERMS_SQL_FUNCTION, scope_terms
 from memfold.store.sqlite.schema import LATEST_VERSION, MIGRATIONS
+from memfold.store.sqlite.scope_terms import SCOPE_TERMS_SQL_FUNCTION, scope_terms
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

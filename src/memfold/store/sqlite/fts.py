@@ -3,11 +3,10 @@ of terms that match almost every memory of the scope."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 
-from memfold.index.bm25 import Stemmer
+from memfold.store.sqlite.scope_terms import scope_prefix
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOPWORDS = frozenset(
@@ -70,40 +69,15 @@ def scope_token(scope_key: str) -> str:
     return "k" + scope_key.encode("utf-8").hex() + "0"
 
 
-# The SQL function schema migration 12 computes the ``fts_terms`` column with (registered
-# on every connection, store/sqlite/connection.py). The index deletes a row's terms by
-# computing them again from the old text: what it returns for a text must never change
-# (a change needs a migration that rebuilds the index, under a new name).
-SCOPE_TERMS_SQL_FUNCTION = "memfold_scope_terms"
-_SCOPE_TERMS_STEMMER = Stemmer()
-
-
-def _scope_prefix(scope_key: str) -> str:
-    return "t" + hashlib.blake2b(scope_key.encode("utf-8"), digest_size=8).hexdigest()
-
-
 def scope_term(scope_key: str, stem: str) -> str:
-    """One stem as the scope's own FTS5 term: 't' + 16 hex digits of the scope key's hash
-    + the stem + '0' (ending in a digit, so the porter tokenizer leaves it whole). Two
-    scopes sharing a hash would share terms; searches still check the scope key."""
-    return f"{_scope_prefix(scope_key)}{stem}0"
-
-
-def scope_terms(scope_key: str | None, text: str | None) -> str:
-    """The ``fts_terms`` of a memory: each distinct stem of its text (the stems BM25
-    scoring uses, ``memfold.index.bm25.Stemmer``) as a term of its scope only. A scope's
-    search then reads doclists holding that scope's memories alone, whatever the rest
-    of the file holds: in a file shared by many tenants, a doclist of the text column
-    spans every tenant and FTS5 steps through it for each of the tenant's rows."""
-    if not scope_key or not text:
-        return ""
-    prefix = _scope_prefix(scope_key)
-    return " ".join(f"{prefix}{stem}0" for stem in dict.fromkeys(_SCOPE_TERMS_STEMMER.terms(text)))
+    """One stem as the scope's own FTS5 term, as ``scope_terms`` indexes it
+    (store/sqlite/scope_terms.py)."""
+    return f"{scope_prefix(scope_key)}{stem}0"
 
 
 def scope_terms_match(scope_key: str, stems: Sequence[str], exclude: Sequence[str] = ()) -> str:
     """An FTS5 query for the memories of one scope holding any of ``stems`` (and none of
-    ``exclude``), by the scope's own terms (``scope_terms``)."""
+    ``exclude``), by the scope's own terms (store/sqlite/scope_terms.py)."""
     expr = " OR ".join(_quoted(scope_term(scope_key, s)) for s in stems)
     if exclude:
         expr = f"({expr}) NOT ({' OR '.join(_quoted(scope_term(scope_key, s)) for s in exclude)})"

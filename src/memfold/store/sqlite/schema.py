@@ -327,7 +327,7 @@ MIGRATIONS: list[tuple[int, str]] = [
         12,
         # Keyword search reads the scope's own doclists (issue 14): a third FTS5 column
         # holds each distinct stem of the text as a term of the memory's scope only
-        # (store/sqlite/fts.py scope_terms, a virtual generated column computed by the
+        # (store/sqlite/scope_terms.py, a virtual generated column computed by the
         # SQL function memfold_scope_terms that every connection registers). With the
         # text column alone, a tenant's search in a file of many tenants stepped through
         # doclists spanning all of them. rank's bm25() gives the new column no weight.
