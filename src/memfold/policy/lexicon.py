@@ -78,6 +78,17 @@ PHRASES: tuple[tuple[str, str], ...] = (
     (r"(?:is|are) due (?:on|by)", "due"),
     # money and units
     (r"percent|per cent", "%"),
+    # how many or what of, never which thing (issue 10): "a group of people" says
+    # "people", "a bowl made of glass" a "glass bowl". Never "a lot of" (an amount)
+    # nor "a pair of" / "a couple of" (numbers).
+    (r"made (?:out )?(?:of|from)", ""),
+    (r"(?:an? )?(?:group|herd|flock|pack|crowd|bunch)s? of|an? (?:piece|slice) of", ""),
+    # "a little girl" is "a young girl": the age of a child, not its size
+    (
+        r"(?:little|small|tiny) (boys?|girls?|kids?|child|children|toddlers?|bab(?:y|ies))",
+        r"young \1",
+    ),
+    (r"united states(?: of america)?|u\.s\.(?:a\.)?", "usa"),
 )
 
 # Tokens the phrase rewrites produce: concepts as they stand, never stemmed.
@@ -128,23 +139,21 @@ _GROUPS: tuple[str, ...] = (
     "mother mom mum",
     "father dad",
     "photo picture image",
-    "car vehicle",
+    "car vehicle automobile auto",
     "doctor physician",
     "meeting meet",
     "travel trip",
     "fly flies flew flight",
     # everyday rewordings of one action or thing (issue 10); never co-hyponyms that
     # name which thing ("pan" / "pot", "son" / "daughter" stay apart)
-    "person someone somebody individual",
+    "person someone somebody individual human",
     "cut slice chop dice",
     "woman lady",
     "man guy",
     "bicycle bike",
     "cyclist bicyclist biker",
     "motorcycle motorbike",
-    "airplane plane",
     "telephone phone",
-    "automobile auto",
     "jump leap",
     "grass lawn",
     "teen teenager",
@@ -160,6 +169,16 @@ _GROUPS: tuple[str, ...] = (
     "ocean sea",
     "forest woods",
     "gray grey",
+    "talk speak",
+    "explosion blast",
+    "injure hurt",
+    "quit resign",
+    "permit allow",
+    "urinate pee",
+    "ok okay",
+    "militant insurgent",
+    "aircraft airplane plane",
+    "mix stir blend",
 )
 
 # One-way alignments, a specific word to the general one it is a kind of (issue 10):
@@ -193,6 +212,16 @@ IDENTITY_MODIFIERS: frozenset[str] = _words(
     only early nearly barely hardly mostly partly fully almost likely other another
     same different main primary secondary backup spare second extra personal shared
     private public work home family"""
+)
+
+# Adjectives that describe the thing a sentence is about ("a white and brown dog", "a
+# dog, which is brown"): when reading who does what, they are skipped to find the noun,
+# and kept to be compared ("the young dog bit the old man" / "the old dog bit the young
+# man" stay apart).
+SUBJECT_MODIFIERS: frozenset[str] = _words(
+    """black white brown tan red blue green yellow gray grey pink orange purple golden
+    blond blonde dark big large small little tiny young old elderly tall short shirtless
+    shoeless seated wet happy"""
 )
 
 # Nouns for what someone is to others (roles, jobs): a modifier on one is a role of its
@@ -273,6 +302,10 @@ _SPELLED = re.compile(
     r"(?: (" + "|".join(_NUMBER_WORDS_BIG) + r"))?\b"
 )
 _MAY = re.compile(r"(?<=\d )May\b|\bMay(?= \d)")
+# "US" the country, not "us", before case is lost.
+_US = re.compile(r"\bU\.S\.(?:A\.)?|\bUSA?\b")
+# "One man is cooking" opens with an article, not a count: "a man is cooking".
+_ONE_AS_ARTICLE = re.compile(r"^\s*one (?!of\b|or\b|and\b|to\b|by\b)", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _K_SUFFIX = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?([km])\b")
 _ORDINAL_DIGITS = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
@@ -286,7 +319,8 @@ def canonical_text(text: str) -> str:
     """Lowercased text with phrases, numbers, clock times and units in one spelling:
     "$85k a year" -> "85000 usd peryear", "11:59 pm" -> "t23:59", "fifth" -> "5"."""
     # "May" the month, not the modal verb, before case is lost.
-    out = _MAY.sub("maymonth", text).lower().replace("’", "'")
+    out = _MAY.sub("maymonth", text)
+    out = _US.sub("usa", _ONE_AS_ARTICLE.sub("a ", out)).lower().replace("’", "'")
     out = _THOUSANDS.sub("", out)
     out = _K_SUFFIX.sub(_expand_suffix, out)
     out = _MONEY_BEFORE.sub(lambda m: f"{m.group(2)} {m.group(1)}", out)

@@ -64,6 +64,11 @@ class Reading:
     possessors: frozenset[str]
     entities: tuple[str, ...]  # names and "user", in order of first mention
     first: str  # the first concept that is not a number: roughly, the subject
+    # The subject read past its describing words (``lexicon.SUBJECT_MODIFIERS``): the
+    # noun, or nouns joined by "and", and the words that describe it, before it or in a
+    # "which is ..." clause ("a white and brown dog", "a dog, which is brown").
+    subject: frozenset[str]
+    described: frozenset[str]
     passive: bool
     copula: bool
     directions: tuple[frozenset[str], ...]
@@ -87,12 +92,15 @@ def read(text: str) -> Reading:
     names = {concept_of(n) for n in tx.proper_names(folded)} | {"user"}
     entities = tuple(dict.fromkeys(c for c in concepts if c in names or c == "user"))
     lowered = set(words)
+    subject, described = subject_phrase(words)
     return Reading(
         concepts=frozenset(concepts),
         negated=any(tx.is_negation(w) for w in words) or tx.denies(canon),
         possessors=frozenset(concept_of(m.group(1)) for m in _POSSESSIVE.finditer(canon)),
         entities=entities,
         first=_subject(words),
+        subject=subject,
+        described=described,
         passive=_PASSIVE.search(canon) is not None,
         copula=_COPULA.search(canon) is not None,
         directions=tuple(frozenset(d & lowered) for d in _DIRECTIONS),
@@ -108,18 +116,91 @@ FRAMES = (
 )
 
 
-def _subject(words: list[str]) -> str:
-    """The first concept, roughly the subject: a fronted phrase ("For indentation, ...",
-    "Every Thursday ..."), times, dates and numbers skipped."""
+def _after_fronted(words: list[str]) -> list[str]:
+    """``words`` without a fronted phrase ("For indentation, ...")."""
     if "," in words[:6]:
         lead = words[: words.index(",")]
         if lead and lead[0] in _LEADING_PREPOSITIONS:
-            words = words[words.index(",") + 1 :]
-    for word in words:
+            return words[words.index(",") + 1 :]
+    return words
+
+
+def _subject(words: list[str]) -> str:
+    """The first concept, roughly the subject: a fronted phrase ("For indentation, ...",
+    "Every Thursday ..."), times, dates and numbers skipped."""
+    for word in _after_fronted(words):
         concept = concept_of(word)
         if concept and not concept[:1].isdigit() and concept not in FRAMES:
             return concept
     return ""
+
+
+_SKIPPED_BEFORE_SUBJECT = frozenset(["a", "an", "the", "some", "and", ","])
+_RELATIVE = frozenset(["which", "who", "that"])
+_COPULAS = frozenset(["is", "are", "was", "were"])
+
+
+def subject_phrase(words: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The subject's nouns and the words that describe it (both as concepts): "the white
+    and brown dog runs" -> ({dog}, {white, brown}); "a dog, which is brown, jumps" ->
+    ({dog}, {brown}); "a man and a woman dance" -> ({man, woman}, {}). Without a part of
+    speech tagger this is a reading of the opening words only; empty when it finds none."""
+    words = _after_fronted(words)
+    describing = _describing()
+    heads: list[str] = []
+    described: set[str] = set()
+    i = 0
+    while i < len(words):
+        word = words[i]
+        concept = concept_of(word)
+        if word in _SKIPPED_BEFORE_SUBJECT or concept[:1].isdigit() or concept in FRAMES:
+            i += 1
+            continue
+        if not concept:
+            break
+        if concept in describing and _noun_follows(words, i + 1, describing):
+            described.add(concept)
+            i += 1
+            continue
+        heads.append(concept)
+        i += 1
+        # "a man and a woman": nouns joined by "and" are one subject, in either order.
+        if i + 1 < len(words) and words[i] == "and":
+            j = i + 1
+            while j < len(words) and words[j] in _SKIPPED_BEFORE_SUBJECT:
+                j += 1
+            following = concept_of(words[j]) if j < len(words) else ""
+            if following and following not in describing and not following[:1].isdigit():
+                heads.append(following)
+                i = j + 1
+        break
+    # "a dog, which is brown and white, ...": the clause describes the subject.
+    j = i + (1 if i < len(words) and words[i] == "," else 0)
+    if j + 1 < len(words) and words[j] in _RELATIVE and words[j + 1] in _COPULAS:
+        j += 2
+        while j < len(words) and (words[j] in ("and", ",") or concept_of(words[j]) in describing):
+            if concept_of(words[j]):
+                described.add(concept_of(words[j]))
+            j += 1
+    return frozenset(heads), frozenset(described)
+
+
+def _noun_follows(words: list[str], start: int, describing: frozenset[str]) -> bool:
+    """Whether a describing word at ``start - 1`` stands before a noun it describes (the
+    next word that is not "and", "," or another describing word has a concept)."""
+    for word in words[start:]:
+        if word in ("and", ","):
+            continue
+        concept = concept_of(word)
+        if concept in describing:
+            continue
+        return bool(concept) and not concept[:1].isdigit()
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _describing() -> frozenset[str]:
+    return frozenset(concept_of(w) for w in lx.SUBJECT_MODIFIERS)
 
 
 _LEADING_PREPOSITIONS = frozenset(
@@ -248,6 +329,8 @@ def _mapped(reading: Reading, mapping: dict[str, str]) -> Reading:
         reading,
         concepts=frozenset(mapping.get(c, c) for c in reading.concepts),
         first=mapping.get(reading.first, reading.first),
+        subject=frozenset(mapping.get(c, c) for c in reading.subject),
+        described=frozenset(mapping.get(c, c) for c in reading.described),
     )
 
 
@@ -265,8 +348,10 @@ def _roles_differ(a: Reading, b: Reading) -> bool:
     equation ("X is Y") whose owners agree. Named parties are compared in order; with
     fewer than two, the subject ("a dog carries a man" / "a man carries a dog")."""
     if len(a.entities) < 2 or set(a.entities) != set(b.entities):
-        if a.first == b.first:  # the same subject, unless one voice turned it
+        if _same_subject(a, b):  # the same subject, unless one voice turned it
             return a.passive != b.passive
+        if a.first == b.first and a.passive != b.passive:
+            return True  # the same first word, one voice turned: read as turned around
         return a.passive == b.passive and not (a.copula and b.copula)
     same_order = a.entities == b.entities
     if same_order:
@@ -279,6 +364,17 @@ def _roles_differ(a: Reading, b: Reading) -> bool:
         not (a.possessors and b.possessors) and not (a.concepts & _RELATIONS)
     )
     return not (a.copula and b.copula and owners_agree)
+
+
+def _same_subject(a: Reading, b: Reading) -> bool:
+    """Whether both texts are about the same thing: the same subject read past its
+    describing words, none of them moved to another thing ("the young dog bit the old
+    man" / "the old dog bit the young man"), or, where no subject was read, the same
+    first concept."""
+    if a.subject and b.subject:
+        moved = (a.described ^ b.described) & a.concepts & b.concepts
+        return a.subject == b.subject and not moved
+    return a.first == b.first
 
 
 # Words that give word order a direction: "X over Y", "from X to Y", "X before Y".
