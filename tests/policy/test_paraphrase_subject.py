@@ -34,6 +34,10 @@ from memfold.policy.paraphrase import paraphrase, read
         ("Two dogs are peeing on a hydrant.", "Two dogs are urinating on a hydrant."),
         ("The user's badge permits entry after 8pm.", "The user's badge allows entry after 8pm."),
         ("Dana moved to the U.S. in 2019.", "Dana moved to the US in 2019."),
+        # one word spelled as two, initials with or without dots
+        ("The user bought new sun glasses.", "The user bought new sunglasses."),
+        ("The user's re-election bid failed.", "The user's reelection bid failed."),
+        ("Omar joined the U.N. mission in Mali.", "Omar joined the UN mission in Mali."),
     ],
 )
 def test_restatements_that_read_alike_align(older: str, newer: str) -> None:
@@ -57,6 +61,8 @@ def test_restatements_that_read_alike_align(older: str, newer: str) -> None:
         ("A little dog is barking at the door.", "A young dog is barking at the door."),
         # "us" the pronoun is not the country
         ("Ana called us on Friday.", "Ana called the US on Friday."),
+        # two words that are not neighbours spell no compound
+        ("The user sat in the sun with glasses on.", "The user sat with sunglasses on."),
     ],
 )
 def test_near_restatements_stay_apart(older: str, newer: str) -> None:

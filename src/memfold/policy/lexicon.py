@@ -304,6 +304,8 @@ _SPELLED = re.compile(
 _MAY = re.compile(r"(?<=\d )May\b|\bMay(?= \d)")
 # "US" the country, not "us", before case is lost.
 _US = re.compile(r"\bU\.S\.(?:A\.)?|\bUSA?\b")
+# Initials with dots ("U.N.", "D.C."), after clock times have taken their "a.m." / "p.m.".
+_INITIALS = re.compile(r"\b((?:[a-z]\.){2,})(?=\W|$)")
 # "One man is cooking" opens with an article, not a count: "a man is cooking".
 _ONE_AS_ARTICLE = re.compile(r"^\s*one (?!of\b|or\b|and\b|to\b|by\b)", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
@@ -327,6 +329,7 @@ def canonical_text(text: str) -> str:
     out = _CLOCK_MORNING.sub(_clock_words, out)
     out = _CLOCK.sub(_clock_ampm, out)
     out = _CLOCK_24.sub(lambda m: f"t{int(m.group(1)):02d}:{m.group(2)}", out)
+    out = _INITIALS.sub(lambda m: m.group(1).replace(".", ""), out)
     out = _ORDINAL_DIGITS.sub(r"\1", out)
     out = _SPELLED.sub(_spelled_number, out)
     return rewrite_phrases(out)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -69,6 +70,7 @@ class Reading:
     # "which is ..." clause ("a white and brown dog", "a dog, which is brown").
     subject: frozenset[str]
     described: frozenset[str]
+    words: tuple[str, ...]  # the text's words, in one spelling (``lexicon``)
     passive: bool
     copula: bool
     directions: tuple[frozenset[str], ...]
@@ -101,6 +103,7 @@ def read(text: str) -> Reading:
         first=_subject(words),
         subject=subject,
         described=described,
+        words=tuple(words),
         passive=_PASSIVE.search(canon) is not None,
         copula=_COPULA.search(canon) is not None,
         directions=tuple(frozenset(d & lowered) for d in _DIRECTIONS),
@@ -114,6 +117,21 @@ FRAMES = (
     | tx.WEEKDAYS
     | frozenset({"perday", "perweek", "permonth", "peryear", "weekdays"})
 )
+
+
+def compound_parts(whole: str, words: tuple[str, ...]) -> frozenset[str]:
+    """The concepts of two neighbouring ``words`` that spell ``whole`` (a concept) as
+    one word ("sun glasses" for "sunglass", "re-election" for "reelection"), else
+    empty."""
+    for first, second in itertools.pairwise(words):
+        rest = whole[len(first) :]
+        if not (rest and whole.startswith(first) and second.startswith(rest[:3])):
+            continue  # cheap test first: most neighbours spell nothing like ``whole``
+        if first.isalpha() and second.isalpha() and concept_of(first + second) == whole:
+            parts = frozenset(c for c in (concept_of(first), concept_of(second)) if c)
+            if whole not in parts:
+                return parts
+    return frozenset()
 
 
 def _after_fronted(words: list[str]) -> list[str]:
@@ -223,6 +241,7 @@ _LEADING_PREPOSITIONS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=16384)
 def concept_of(word: str) -> str:
     """One word's concept: "" for stopwords and empty words, else its synonym group's
     head or its stem ("salary" -> "earn", "Sept" -> "september", "third" -> "3")."""
@@ -304,6 +323,12 @@ def aligned(a: Reading, b: Reading) -> tuple[Reading, Reading]:
     only_a, only_b = a.concepts - b.concepts, b.concepts - a.concepts
     owned = a.owned or b.owned
     mapping: dict[str, str] = {}
+    # One word on one side, spelled as two on the other: "sunglasses" / "sun glasses".
+    for mine, other, theirs in ((only_a, b, only_b), (only_b, a, only_a)):
+        for whole in mine:
+            parts = compound_parts(whole, other.words) if theirs else frozenset()
+            if parts and parts <= theirs and not any(p in mapping for p in parts):
+                mapping.update((part, whole) for part in parts)
     for mine, theirs in ((only_a, only_b), (only_b, only_a)):
         for concept in mine:
             general = general_of(concept)
