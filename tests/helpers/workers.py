@@ -7,10 +7,13 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
+from typing import IO
 
 from memfold import Memory, Status
 
@@ -34,8 +37,12 @@ FACTS = [
 MAX_ATTEMPTS = 50
 
 
-def start_workers(args: Sequence[str], env: dict[str, str]) -> list[subprocess.Popen[str]]:
-    """``memfold worker ARGS`` WORKERS times, polling every 0.05 s."""
+def start_workers(
+    args: Sequence[str], env: dict[str, str], logs: Sequence[IO[str]]
+) -> list[subprocess.Popen[str]]:
+    """``memfold worker ARGS`` once per log file, polling every 0.05 s, its stdout and
+    stderr written to that file: a pipe read only at the end would fill up (64 KiB of
+    warnings) and block a worker in the middle of a drain."""
     exe = str(Path(sys.executable).parent / "memfold")
     full_env = {
         **env,
@@ -44,14 +51,23 @@ def start_workers(args: Sequence[str], env: dict[str, str]) -> list[subprocess.P
     }
     return [
         subprocess.Popen(
-            [exe, "worker", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=full_env,
+            [exe, "worker", *args], stdout=log, stderr=subprocess.STDOUT, text=True, env=full_env
         )
-        for _ in range(WORKERS)
+        for log in logs
     ]
+
+
+def stop_workers(procs: Sequence[subprocess.Popen[str]], logs: Sequence[IO[str]]) -> list[str]:
+    """SIGINT each worker, wait for it to exit; what each wrote."""
+    for proc in procs:
+        proc.send_signal(signal.SIGINT)
+    for proc in procs:
+        proc.wait(timeout=60)
+    outputs = []
+    for log in logs:
+        log.seek(0)
+        outputs.append(log.read())
+    return outputs
 
 
 def worker_pids(mem: Memory) -> set[str]:
@@ -72,24 +88,24 @@ def drain_with_workers(mem: Memory, args: Sequence[str], env: dict[str, str]) ->
     at least two workers have taken some; wait for the queue to empty, stop the workers,
     check what they did. Returns the ids of the saves."""
     ids = [mem.add(FACTS[0], user_id="sam").memory.id]  # the store exists for them
-    procs = start_workers(args, env)
-    try:
-        # A slow start under load must not leave one worker alone with all saves.
-        rounds = 0
-        while rounds < 12 or (len(worker_pids(mem)) < 2 and rounds < 200):
-            for fact in FACTS:
-                text = fact if rounds % 2 == 0 else f"{fact}."
-                ids.append(mem.add(text, user_id="sam").memory.id)
-            rounds += 1
-            time.sleep(0.05)
-        wait_for_drain(mem)
-        workers = worker_pids(mem)
-        done = mem.store.list_jobs("done")
-    finally:
-        for proc in procs:
-            proc.send_signal(signal.SIGINT)
-        outputs = [p.communicate(timeout=60) for p in procs]
-    errors = [err for _, err in outputs if "Traceback" in err and "KeyboardInterrupt" not in err]
+    with ExitStack() as stack:
+        logs = [stack.enter_context(tempfile.TemporaryFile("w+")) for _ in range(WORKERS)]
+        procs = start_workers(args, env, logs)
+        try:
+            # A slow start under load must not leave one worker alone with all saves.
+            rounds = 0
+            while rounds < 12 or (len(worker_pids(mem)) < 2 and rounds < 200):
+                for fact in FACTS:
+                    text = fact if rounds % 2 == 0 else f"{fact}."
+                    ids.append(mem.add(text, user_id="sam").memory.id)
+                rounds += 1
+                time.sleep(0.05)
+            wait_for_drain(mem)
+            workers = worker_pids(mem)
+            done = mem.store.list_jobs("done")
+        finally:
+            outputs = stop_workers(procs, logs)
+    errors = [out for out in outputs if "Traceback" in out and "KeyboardInterrupt" not in out]
     assert not errors, errors
     # Every save's job was finished once, by one of the worker processes, and more than
     # one of them did some.
