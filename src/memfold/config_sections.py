@@ -102,6 +102,11 @@ class SearchSettings(Section):
     newer_first: bool = True
     newer_first_update_similarity: float = Field(0.5, ge=-1.0, le=1.0)
     newer_first_plain_similarity: float = Field(0.8, ge=-1.0, le=1.0)
+    # A newer memory stating a number the older one lacks, the older stating numbers
+    # too (a changed value: "3 interviews", then "5 interviews"), announces a change as
+    # a cue word does (update_similarity applies). BEAM dev: 80 -> 90-95 %
+    # (engine/search_newer.py, docs/benchmarks.md, issue 10).
+    newer_first_value_change: bool = True
     # Keyword terms found in more than this share of the searched scope's memories
     # carry almost no information but make FTS5 walk most of the scope: they are left
     # out of the query. Counted in the scope, never the file, so one tenant's words do
@@ -139,8 +144,12 @@ class SearchSettings(Section):
     # lower of their two BM25 term weights ("dance studio" said as such, not "dance"
     # and "studio" in two sentences). 0: off. Chosen on LoCoMo raw turns, dev only
     # (docs/benchmarks.md, issue 10).
-    keyword_proximity: float = Field(1.0, ge=0.0)
+    keyword_proximity: float = Field(0.75, ge=0.0)
     keyword_proximity_window: int = Field(3, ge=1)
+    # ...any two query words, not only neighbours in the query: a statement orders its
+    # words unlike the question ("Where did Caroline move from?"). LoCoMo turns dev
+    # recall@10 0.699 -> 0.705 (with keyword_proximity 0.75; docs/benchmarks.md).
+    keyword_proximity_any_pair: bool = True
     # Hybrid convex fusion: the query vector is moved towards the mean of the first
     # vector_feedback_hits fused hits' vectors (query + vector_feedback x that mean)
     # and the vector list searched again with it (pseudo-relevance feedback), so turns
@@ -254,6 +263,16 @@ class ConsolidationSettings(Section):
     update_channel_max: int = Field(3, ge=0)
     update_channel_fetched: int = Field(20, ge=1)
     update_channel_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
+    # A new value for one fact (``memfold.policy.fact_update``: "the new April 25
+    # deadline" for "my April 20 deadline"): both share fact_update_min_shared words of
+    # what they are about; the older holds at most fact_update_max_older_values values
+    # and fact_update_max_older_words content words (one fact, never a message of many);
+    # "now" or a change verb stands at most fact_update_cue_reach tokens before the value.
+    # Chosen on the BEAM dev chats (docs/benchmarks.md): 11 supersedes among 895 facts.
+    fact_update_min_shared: int = Field(2, ge=1)
+    fact_update_max_older_values: int = Field(2, ge=1)
+    fact_update_max_older_words: int = Field(24, ge=1)
+    fact_update_cue_reach: int = Field(8, ge=1)
     # UPDATE rewrites a memory in place: its own cosine gate (see docs/benchmarks.md).
     update_threshold: float = Field(0.85, ge=0.0, le=1.0)
     # A change cue ("now", "moved to") retires an older memory only when it is about the

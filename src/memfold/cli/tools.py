@@ -89,7 +89,9 @@ def eval_(
     ] = "rules",
     suite: Annotated[
         list[str] | None,
-        typer.Option("--suite", help="pairs | locomo | turns | beam | scenarios (repeat)"),
+        typer.Option(
+            "--suite", help="pairs | locomo | turns | beam | beam-facts | scenarios (repeat)"
+        ),
     ] = None,
     dataset: Annotated[
         list[str] | None, typer.Option("--dataset", help="sick | msrp | stsb | qqp (repeat)")

@@ -14,6 +14,13 @@ candidates, older active memories of its scope that
   "the product launch"); "the frontend" alone does not;
 - embed at ``update_channel_min_similarity`` or above.
 
+A new memory whose value a change cue governs ("the new April 25 deadline", "moving
+the call ... to April 22": ``policy.value_slots``) also gets those older memories that
+state one fact with another value of the same attribute (``policy.fact_update``): their
+words around the value differ too much for the subject test ("I'm kinda worried that I
+won't meet the new April 25 deadline" / "my April 20 deadline for the peer-reviewed
+draft submission").
+
 Such a candidate (``Candidate.via == "update"``) may only be superseded: the guards
 refuse any UPDATE, MERGE or REPLACE naming it, and a DELETE still needs the rules'
 supersede evidence (``policy.evidence``). So "Ana moved to Berlin" (another subject)
@@ -31,6 +38,7 @@ from memfold.engine.context import Context
 from memfold.model import Candidate, MemoryRecord, Status
 from memfold.policy import lexicon as lx
 from memfold.policy import text as tx
+from memfold.policy.fact_update import FactLimits, fact_update, has_value_cue
 from memfold.policy.value_update import change_words
 
 __all__ = ["channel_open", "cue_index", "update_candidates", "update_match"]
@@ -157,8 +165,11 @@ def _cosine(a: MemoryRecord, b: MemoryRecord) -> float | None:
 
 def channel_open(cfg: ConsolidationSettings, record: MemoryRecord) -> bool:
     """Whether the channel looks for candidates of ``record`` at all (else it finds none,
-    whatever the store holds): it is on, the save has a vector and a change cue."""
-    return cfg.update_channel_max > 0 and record.embedding is not None and has_cue(record.text)
+    whatever the store holds): it is on, the save has a vector and a change cue (or a
+    value a change cue governs)."""
+    if cfg.update_channel_max <= 0 or record.embedding is None:
+        return False
+    return has_cue(record.text) or has_value_cue(record.text, FactLimits.from_settings(cfg))
 
 
 def update_candidates(
@@ -175,6 +186,7 @@ def update_candidates(
     )
     skip = {record.id, *exclude}
     records = ctx.store.get_memories(mid for mid, _ in hits if mid not in skip)
+    facts = FactLimits.from_settings(cfg)
     found: list[Candidate] = []
     for memory in records.values():
         if memory.status is not Status.ACTIVE or memory.scope != record.scope:
@@ -182,7 +194,7 @@ def update_candidates(
         cosine = _cosine(record, memory)
         if cosine is None or not cosine >= cfg.update_channel_min_similarity:
             continue
-        if update_match(memory.text, record.text):
+        if update_match(memory.text, record.text) or fact_update(memory.text, record.text, facts):
             found.append(Candidate(memory, cosine, via="update"))
     found.sort(key=lambda c: (-c.similarity, c.memory.id))
     return found

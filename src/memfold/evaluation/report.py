@@ -139,6 +139,12 @@ def beam_table(result: JSONDict, title: str) -> Table:
             f"({result['originals_inactive']})",
             "",
         )
+    if "supersedes" in result:
+        table.add_row(
+            "memories retired (superseded or folded; listed in the JSON)",
+            str(len(result["supersedes"])),
+            "",
+        )
     dropped = result["contradictions_dropped"]
     table.add_row(
         "contradiction statements: how they survived",
@@ -201,6 +207,9 @@ def print_report(console: Console, results: JSONDict) -> None:
         console.print(turns_table(results["turns"], f"LoCoMo raw-turn retrieval, {label} split"))
     if "beam" in results:
         console.print(beam_table(results["beam"], f"BEAM, {label} split, judge {judge}"))
+    if "beam_facts" in results:
+        title = f"BEAM as facts (add(messages=..., infer=True)), {label} split, judge {judge}"
+        console.print(beam_table(results["beam_facts"], title))
     scenarios = results.get("scenarios")
     if scenarios and not scenarios.get("missing"):
         console.print(scenarios_table(scenarios, f"Scenarios, {label} split, judge {judge}"))

@@ -9,6 +9,10 @@ leading to a memory that carries the updated message) or rewritten to hold it (t
 memory carrying the original also carries the updated message). Contradiction
 resolution: both statements must survive: active, or superseded yet readable with
 ``get`` and linked.
+
+``ingest="facts"`` (suite ``beam-facts``) adds each message as facts instead
+(``evaluation.beam_facts``): handled then means a fact of the original message retired
+for a fact of the updated one.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import contextlib
 
 from memfold.errors import NotFound
+from memfold.evaluation.beam_facts import FactStore, ingest_facts, retired_for, supersedes
 from memfold.evaluation.conversations import BeamChat, load_beam
 from memfold.evaluation.env import EvalEnv
 from memfold.evaluation.metrics import UPDATE_PASS, first_rank, rate, tally, update_outcome
@@ -99,49 +104,40 @@ def handled(
     return False
 
 
-def run_beam(env: EvalEnv) -> JSONDict:
+def run_beam(env: EvalEnv, ingest: str = "messages") -> JSONDict:
+    """The BEAM suite; ``ingest``: "messages" (each message one memory) or "facts"."""
+    if ingest not in ("messages", "facts"):
+        raise ValueError(f"ingest must be messages or facts, got {ingest!r}")
     chats = load_beam(env.data, env.split)
     if env.max_convs is not None:
         chats = chats[: env.max_convs]
-    texts = [m.text for c in chats for m in c.messages] + [
-        u.question for c in chats for u in c.updates
-    ]
-    env.embed_all(texts, "BEAM")
+    # With facts, what is embedded is known only once extracted (cached as it comes).
+    texts = [] if ingest == "facts" else [m.text for c in chats for m in c.messages]
+    env.embed_all(texts + [u.question for c in chats for u in c.updates], "BEAM")
     updates: list[JSONDict] = []
     contradictions: list[JSONDict] = []
+    retired: list[JSONDict] = []
     memories = active = 0
     for chat in chats:
-        mem = env.memory(f"beam-{chat.number}", "sync")
+        mem = env.memory(f"beam-{ingest}-{chat.number}", "sync")
         try:
-            stored = _ingest(mem, chat, env)
+            if ingest == "facts":
+                facts = ingest_facts(mem, chat, env)
+                stored = {m: ids[0] for m, ids in facts.by_message.items() if ids}
+            else:
+                facts = None
+                stored = _ingest(mem, chat, env)
             memories += len(chat.messages)
             active += mem.store.count_memories(status=Status.ACTIVE)
             for u in chat.updates:
-                hits = mem.search(u.question, user_id=f"beam-{chat.number}", k=K)
-                sources = [h.memory.sources for h in hits]
-                originals = _records(mem, stored, u.original)
-                superseded = bool(originals) and all(
-                    r.status is not Status.ACTIVE for r in originals
-                )
-                outcome = update_outcome(
-                    first_rank(sources, u.updated), first_rank(sources, u.original), superseded
-                )
-                if not any(i in stored for i in u.updated):
-                    outcome = "not-ingested"
-                by_consolidation = bool(originals) and all(
-                    handled(mem, r, u.updated, stored) for r in originals
-                )
-                updates.append(
-                    {
-                        "chat": chat.number,
-                        "question": u.question,
-                        "outcome": outcome,
-                        "original_inactive": superseded,
-                        "handled_by_consolidation": by_consolidation,
-                    }
-                )
+                updates.append(_update(mem, chat, u.question, u.original, u.updated, stored, facts))
             for c in chat.contradictions:
-                states = [survival(mem, r) for r in _records(mem, stored, c.first + c.second)]
+                ids = c.first + c.second
+                if facts is None:
+                    records = _records(mem, stored, ids)
+                else:
+                    records = _all_records(mem, facts.memory_ids(ids))
+                states = [survival(mem, r) for r in records]
                 contradictions.append(
                     {
                         "chat": chat.number,
@@ -149,12 +145,15 @@ def run_beam(env: EvalEnv) -> JSONDict:
                         "states": states or ["not-ingested"],
                     }
                 )
+            made = facts or FactStore(by_message={m: [i] for m, i in stored.items()})
+            retired += [{"chat": chat.number, **r} for r in supersedes(mem, made)]
         finally:
             mem.close()
     scored = [u for u in updates if u["outcome"] != "not-ingested"]
     passed = [u for u in scored if u["outcome"] in UPDATE_PASS]
     states = [s for c in contradictions for s in c["states"]]
-    return {
+    out: JSONDict = {
+        "ingest": ingest,
         "chats": len(chats),
         "messages": memories,
         "active_after": active,
@@ -173,3 +172,56 @@ def run_beam(env: EvalEnv) -> JSONDict:
         "contradiction_states": tally(states),
         "contradictions_dropped": sum(1 for s in states if s == "dropped"),
     }
+    # Every memory retired (superseded, or folded into another), to see a wrong one.
+    out["supersedes"] = retired
+    return out
+
+
+def _all_records(mem: Memory, memory_ids: list[str]) -> list[MemoryRecord]:
+    out = []
+    for memory_id in dict.fromkeys(memory_ids):
+        with contextlib.suppress(NotFound):
+            out.append(mem.get(memory_id))
+    return out
+
+
+def _update(
+    mem: Memory,
+    chat: BeamChat,
+    question: str,
+    original: tuple[str, ...],
+    updated: tuple[str, ...],
+    stored: dict[str, str],
+    facts: FactStore | None,
+) -> JSONDict:
+    """One knowledge-update question: its ranking outcome and whether consolidation
+    handled it. With facts, the original's facts and the updated message's facts are
+    compared, and handled means one original fact retired for an updated one."""
+    hits = mem.search(question, user_id=f"beam-{chat.number}", k=K)
+    if facts is None:
+        sources = [h.memory.sources for h in hits]
+        originals = _records(mem, stored, original)
+        superseded = bool(originals) and all(r.status is not Status.ACTIVE for r in originals)
+        by_consolidation = bool(originals) and all(
+            handled(mem, r, updated, stored) for r in originals
+        )
+        found: list[JSONDict] = []
+    else:
+        sources = [sorted(facts.messages_of(h.memory)) for h in hits]
+        found = retired_for(mem, facts, original, updated)
+        by_consolidation = superseded = bool(found)
+    outcome = update_outcome(
+        first_rank(sources, updated), first_rank(sources, original), superseded
+    )
+    if not any(i in stored for i in updated):
+        outcome = "not-ingested"
+    row: JSONDict = {
+        "chat": chat.number,
+        "question": question,
+        "outcome": outcome,
+        "original_inactive": superseded,
+        "handled_by_consolidation": by_consolidation,
+    }
+    if facts is not None:
+        row["retired"] = found
+    return row

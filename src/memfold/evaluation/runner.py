@@ -26,7 +26,7 @@ from memfold.evaluation.run_turns import run_turns
 from memfold.evaluation.splits import check_split
 from memfold.model import JSONDict
 
-SUITES = ("pairs", "locomo", "turns", "beam", "scenarios")
+SUITES = ("pairs", "locomo", "turns", "beam", "beam-facts", "scenarios")
 DEFAULT_DATASETS = ("sick", "msrp", "stsb")
 
 
@@ -89,6 +89,10 @@ def run_eval(
             started = time.perf_counter()
             results["beam"] = run_beam(env)
             results["seconds"]["beam"] = round(time.perf_counter() - started, 1)
+        if "beam-facts" in suites:
+            started = time.perf_counter()
+            results["beam_facts"] = run_beam(env, ingest="facts")
+            results["seconds"]["beam_facts"] = round(time.perf_counter() - started, 1)
         if "scenarios" in suites:
             started = time.perf_counter()
             results["scenarios"] = run_scenarios(env)

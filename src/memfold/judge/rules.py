@@ -27,6 +27,7 @@ from memfold.model import (
     PairLabel,
 )
 from memfold.policy import text as tx
+from memfold.policy.fact_update import FactLimits
 
 JUDGE_NAME = "rules"
 
@@ -51,6 +52,7 @@ def thresholds_from_settings(settings: ConsolidationSettings) -> RuleThresholds:
         merge_min_similarity=settings.rules_merge_min_similarity,
         fragment_max_words=settings.rules_fragment_max_words,
         elaboration_max_extra=settings.rules_elaboration_max_extra,
+        fact=FactLimits.from_settings(settings),
     )
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from memfold.policy import text as tx
 from memfold.policy.elaboration import elaboration, qualifies_owned_or_role
+from memfold.policy.fact_update import FactLimits, fact_update
 from memfold.policy.paraphrase import newer_generalizes, paraphrase
 from memfold.policy.value_update import value_update
 
@@ -79,6 +80,8 @@ class RuleThresholds:
     fragment_max_words: int
     # Concepts (manner adverbs, modifiers) one text may say more and still fold.
     elaboration_max_extra: int = 2
+    # How a new value for one fact is read (``policy.fact_update``).
+    fact: FactLimits = field(default_factory=FactLimits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +131,7 @@ def compare(older: str, newer: str, limits: RuleThresholds) -> Comparison:
     if flip:
         return result(Relation.NEGATION_FLIP, flip)
 
-    updated = value_update(older, newer)
+    updated = value_update(older, newer) or fact_update(older, newer, limits.fact)
     if updated:
         return Comparison(Relation.UPDATED, overlap, True, newer_longer, updated)
 

@@ -14,7 +14,9 @@ Two gates, both pure:
   of its words, values aside). A plain negation with no cue is a
   contradiction: both stay visible, linked. Two facts that differ only by a year, a
   relative or an environment are never retired. A new value the alignment reads
-  (``policy.value_update``: "set to 8" / "was raised to 16") is evidence too.
+  (``policy.value_update``: "set to 8" / "was raised to 16") is evidence too, and so is
+  a new value for one fact (``policy.fact_update``: "my April 20 deadline" / "the new
+  April 25 deadline").
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from difflib import SequenceMatcher
 from itertools import combinations
 
 from memfold.policy import text as tx
+from memfold.policy.fact_update import FactLimits, fact_update
 from memfold.policy.paraphrase import turned_around
 from memfold.policy.subject import subject_difference
 from memfold.policy.value_update import value_update
@@ -62,9 +65,12 @@ def combine_problems(texts: Sequence[str]) -> list[str]:
     return problems
 
 
-def supersede_evidence(newer: str, older: str, min_overlap: float) -> Evidence:
-    """May ``newer`` retire ``older``? See the module docstring."""
-    updated = value_update(older, newer)
+def supersede_evidence(
+    newer: str, older: str, min_overlap: float, facts: FactLimits | None = None
+) -> Evidence:
+    """May ``newer`` retire ``older``? See the module docstring. ``facts``: how a new
+    value for one fact is read (``policy.fact_update``; its defaults when None)."""
+    updated = value_update(older, newer) or fact_update(older, newer, facts)
     if updated:
         return Evidence(True, updated)
     difference = subject_difference(older, newer)

@@ -29,6 +29,7 @@ from memfold.config import ConsolidationSettings
 from memfold.model import Action, Candidate, Decision, MemoryRecord
 from memfold.policy.elaboration import elaboration
 from memfold.policy.evidence import combine_problems, supersede_evidence
+from memfold.policy.fact_update import FactLimits, fact_update
 from memfold.policy.paraphrase import paraphrase
 from memfold.policy.result_check import (
     ResultLimits,
@@ -169,7 +170,8 @@ def _check_replace(
     )
     if folds:
         return
-    evidence = supersede_evidence(new.text, old.text, settings.supersede_min_overlap)
+    facts = FactLimits.from_settings(settings)
+    evidence = supersede_evidence(new.text, old.text, settings.supersede_min_overlap, facts)
     if not evidence.found:
         verdict.problems.append(f"REPLACE of {old.id} without evidence: {evidence.reason}")
         verdict.contradicts |= evidence.contradiction
@@ -183,11 +185,13 @@ def _check_delete(
     verdict: _Verdict,
 ) -> None:
     """DELETE supersedes a contradicted or retracted target: the rules must see why."""
+    facts = FactLimits.from_settings(settings)
     for target in targets:
         # A new value the rules read word for word has its own, lower cosine gate, and so
         # has an update-channel candidate (the evidence below is required all the same).
         floors = [settings.delete_threshold]
-        if value_update(target.memory.text, new.text):
+        older = target.memory.text
+        if value_update(older, new.text) or fact_update(older, new.text, facts):
             floors.append(settings.value_update_min_similarity)
         if target.via == "update":
             floors.append(settings.update_channel_min_similarity)
@@ -198,7 +202,9 @@ def _check_delete(
             f"got {decision.confidence:.2f}"
         )
     for target in targets:
-        evidence = supersede_evidence(new.text, target.memory.text, settings.supersede_min_overlap)
+        evidence = supersede_evidence(
+            new.text, target.memory.text, settings.supersede_min_overlap, facts
+        )
         if not evidence.found:
             verdict.problems.append(
                 f"DELETE of {target.memory.id} without evidence: {evidence.reason}"

@@ -131,7 +131,9 @@ def extract(
     try:
         llm = _llm_judge(judge)
         if llm is None:
-            raw = [(e.text, e.area, [e.source]) for e in extract_by_rules(items)]
+            conv = ctx.settings.conversation
+            words = (conv.value_fact_min_words, conv.value_fact_max_words)
+            raw = [(e.text, e.area, [e.source]) for e in extract_by_rules(items, words)]
         else:
             by = "llm"
             client = llm.client

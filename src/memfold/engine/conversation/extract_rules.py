@@ -11,7 +11,10 @@ What the rules take (everything else is left alone; there are no rule fragments)
   was", "solved by", "resolved by", "X fixed it", "the solution was"), with the
   sentence before it in the same message when that one names the problem;
 - instruments: a command from any message: a fenced code block's first line, an inline
-  code span that reads as a shell command, or "run <command>" naming a known tool.
+  code span that reads as a shell command, or "run <command>" naming a known tool;
+- main, values: from a user's sentence no rule above took, each clause that states a
+  value (``policy.fact_split``: "I have a deadline of April 1, 2024, for the first
+  sprint"), in the message's words, so one changed value can supersede that fact alone.
 
 Each memory keeps the words of its message (only the speaker is renamed), so it passes
 the extract check. Pure: no I/O.
@@ -24,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memfold.model import Area
+from memfold.policy.fact_split import value_facts
 
 _MIN_WORDS = 3
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -146,9 +150,12 @@ def _solutions(sentences: Sequence[str]) -> Iterable[str]:
         yield re.sub(r"^(?:I|i)\b", "User", re.sub(r"^[Mm]y\b", "User's", text)).rstrip(".!")
 
 
-def extract_by_rules(messages: Sequence[tuple[str, str]]) -> list[RuleExtract]:
+def extract_by_rules(
+    messages: Sequence[tuple[str, str]], value_words: tuple[int, int] = (2, 0)
+) -> list[RuleExtract]:
     """``(role, content)`` pairs -> memories, each naming its message's index; one
-    text is taken once (its first message)."""
+    text is taken once (its first message). ``value_words``: the fewest and most
+    content words of a value fact (``ConversationSettings.value_fact_*``; most 0: none)."""
     out: list[RuleExtract] = []
     seen: set[str] = set()
 
@@ -172,4 +179,7 @@ def extract_by_rules(messages: Sequence[tuple[str, str]]) -> list[RuleExtract]:
             fact = _third_person(sentence)
             if fact:
                 keep(fact, Area.MAIN, index)
+            elif value_words[1] > 0:
+                for value in value_facts(sentence, *value_words):
+                    keep(value, Area.MAIN, index)
     return out

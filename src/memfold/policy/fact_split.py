@@ -1,0 +1,106 @@
+"""A long message split into the facts that state a value, in its own words.
+
+"I'm trying to plan out my project timeline and I have a deadline of April 1, 2024, for
+the first sprint, which covers... The project is estimated to take 3 sprints of 2 weeks
+each. How can I ensure I meet this deadline...?" holds two facts with a value: the
+deadline and the estimate. Stored whole, it can never be superseded when one of them
+changes (``policy.fact_update`` refuses a text of many facts); stored as facts, the one
+that changed can be, and the rest stay.
+
+A sentence is cut into clauses at "but", a dash, a semicolon and where a question to
+the assistant starts ("..., can you help me", "..., what are some", "so how can I");
+the questions are dropped, and so is what lies in a code block. A clause that starts
+with "it" or "which" ("it's rescheduled to March 22") keeps the clause before it, so it
+names what it is about; "remind me that ..." states what follows. A fact is a clause
+with a value (``policy.value_slots``: a date or time, a count, a percentage, a version)
+and ``min_words`` to ``max_words`` content words, its leading "and" / "so" dropped.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memfold.policy import text as tx
+from memfold.policy.value_slots import context_words, read_slots
+
+_FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_SPAN = re.compile(r"`[^`\n]*`")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_ABBREVIATION = re.compile(r"(?:^|\s)(?:[A-Z]|St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|vs|etc|e\.g|i\.e)\.$")
+# Where a question to the assistant starts inside a sentence.
+_ASKS = (
+    r"(?:can|could|would|will)\s+you|how\s+(?:can|could|do|should|would|might)|"
+    r"what\s+(?:are|is|should|would|can|could|do)|what's|should\s+i|do\s+you|is\s+(?:it|that|this|there)|"
+    r"are\s+there|any\s+(?:tips|ideas|advice|suggestions)|why"
+)
+_ASK_START = re.compile(rf"^(?:(?:and|but|so|or|then)\s+)?(?:{_ASKS})\b", re.IGNORECASE)
+_CUT = re.compile(
+    rf"\s*[;]\s+|\s+[-–—]+\s+|,\s*(?=but\b)|,?\s+(?:(?:and|so|or)\s+)?(?=(?:{_ASKS})\b)",
+    re.IGNORECASE,
+)
+# Where a statement too long to be one fact is cut further: before another clause of
+# the speaker's ("..., and I've already spent 3 hours") or an aside ("..., considering").
+_CUT_LONG = re.compile(
+    r",\s+(?=(?:(?:and|so|but)\s+)?(?:i|i'm|i've|i'd|my|we|we're|we've)\b)|"
+    r",\s+(?=(?:considering|especially|including|given|since|because|while)\b)",
+    re.IGNORECASE,
+)
+_LEAD = re.compile(r"^(?:and|but|so|or|then|considering|especially)\s+", re.IGNORECASE)
+_ANAPHORIC = re.compile(r"^(?:it|it's|it’s|which|that's|this)\b", re.IGNORECASE)
+_STATES = re.compile(
+    r"^(?:can|could|would)\s+you\s+(?:please\s+)?remind\s+me\s+(?:that|of)\s+",
+    re.IGNORECASE,
+)
+
+
+def _sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for piece in (p.strip() for p in _SENTENCE.split(text)):
+        if not piece:
+            continue
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The statements of one sentence: questions dropped, an anaphoric clause joined to
+    the one before it."""
+    out: list[str] = []
+    for piece in (p.strip(" ,") for p in _CUT.split(sentence)):
+        if not piece:
+            continue
+        stated = _STATES.sub("", piece)
+        if stated == piece and _ASK_START.match(piece):
+            continue
+        stated = _LEAD.sub("", stated).rstrip(" .!?,")
+        if out and _ANAPHORIC.match(stated):
+            out[-1] = f"{out[-1]}, {stated}"
+        elif stated:
+            out.append(stated)
+    return out
+
+
+def value_facts(text: str, min_words: int, max_words: int) -> list[str]:
+    """The facts of ``text`` that state a value (see the module docstring), in order,
+    each once: a statement of more than ``max_words`` content words is cut further at
+    the speaker's next clause or an aside, and what is still too long is dropped."""
+    bare = _SPAN.sub("", _FENCE.sub("\n", text))
+    out: list[str] = []
+    for sentence in _sentences(bare):
+        if tx.is_question(sentence) and len(_CUT.split(sentence)) == 1:
+            continue  # a question alone states nothing
+        for clause in _clauses(sentence):
+            parts = [clause]
+            if len(tx.content_sequence(clause)) > max_words:
+                parts = [p for piece in _CUT_LONG.split(clause) for p in _clauses(piece)]
+            for part in parts:
+                words = len(tx.content_sequence(part))
+                if len(context_words(part)) < min_words or words > max_words:
+                    continue
+                if read_slots(part) and part not in out:
+                    out.append(part)
+    return out
