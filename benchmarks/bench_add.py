@@ -5,7 +5,8 @@ in one sitting (run it alternately with ``PYTHONPATH=<worktree>/src``).
 
 add(): single adds, consolidation off, the local embedder embedding each text (after 10
 warm-ups). add_many: random unit vectors given, batches of 5,000, one scope. Prints
-throughput and process CPU per item.
+throughput, process CPU per item and the 1-minute load average before and after (the
+machine is shared: compare CPU per item, alternating the versions).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def main() -> None:
     parser.add_argument("--adds", type=int, default=200)
     parser.add_argument("--rows", type=int, default=20_000)
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     rng = np.random.default_rng(0)
     vecs = rng.normal(size=(args.rows, 384)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
@@ -48,7 +50,8 @@ def main() -> None:
         mem.close()
     print(
         f"{args.label}: add {args.adds / add_wall:.0f}/s (CPU {add_cpu / args.adds * 1e3:.2f} ms), "
-        f"add_many {args.rows / many_wall:.0f}/s (CPU {many_cpu / args.rows * 1e3:.3f} ms)"
+        f"add_many {args.rows / many_wall:.0f}/s (CPU {many_cpu / args.rows * 1e3:.3f} ms), "
+        f"load {load_before:.1f} -> {os.getloadavg()[0]:.1f}"
     )
 
 

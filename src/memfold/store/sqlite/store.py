@@ -28,6 +28,7 @@ from memfold.store.codec import (
     memory_params,
     row_to_memory,
 )
+from memfold.store.sqlite.bulk_insert import insert_rows
 from memfold.store.sqlite.connection import Connections
 from memfold.store.sqlite.erase import EraseTablesMixin
 from memfold.store.sqlite.filter_sql import filter_sql
@@ -50,8 +51,6 @@ def _placeholders(n: int) -> str:
 # The columns put_memory sets (all but id), and those the full-text index reads.
 _UPDATE_COLUMNS = tuple(c.strip() for c in MEMORY_COLUMNS.split(","))[1:]
 _FULL_TEXT_COLUMNS = frozenset({"text", "scope_key"})
-# Every memory column (the id and _UPDATE_COLUMNS) and seq.
-_INSERT_MARKS = ", ".join("?" * (len(_UPDATE_COLUMNS) + 2))
 
 
 class SQLiteStore(
@@ -140,8 +139,11 @@ class SQLiteStore(
             return
         with self._db.transaction() as conn:
             base = self._next_seq(len(records))
-            conn.executemany(
-                f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) VALUES ({_INSERT_MARKS})",
+            # one statement, not one a row: FTS5 writes a segment per statement
+            insert_rows(
+                conn,
+                "memories",
+                f"{MEMORY_COLUMNS}, seq",
                 [(*memory_params(r), base + i) for i, r in enumerate(records)],
             )
 
