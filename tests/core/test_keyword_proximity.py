@@ -5,6 +5,7 @@ search that stops reading early, and through search on both backends."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -96,6 +97,53 @@ def test_search_ranks_by_the_bonus_on_each_backend(
         scores = {h.memory.text: h.score for h in hits}
     assert set(scores) == {CLOSE, APART}
     if proximity:
+        assert scores[CLOSE] > scores[APART]
+    else:
+        assert scores[CLOSE] == pytest.approx(scores[APART])
+
+
+# "dance" and "studio" are not neighbours in this query ("lessons" stands between)
+SPLIT_QUERY = "dance lessons studio"
+
+
+def test_any_two_query_words_close_together_count_when_asked() -> None:
+    stemmer = Stemmer()
+
+    def scores(any_pair: bool) -> dict[str, float]:
+        params = Bm25Params(1.2, 0.3, 100, proximity=1.0, proximity_any_pair=any_pair)
+        return dict(
+            bm25_rank(
+                stemmer.terms(SPLIT_QUERY),
+                [("apart", APART), ("close", CLOSE)],
+                stemmer=stemmer,
+                docs=100,
+                avg_chars=40.0,
+                df={"danc": 10, "lesson": 10, "studio": 10},
+                params=params,
+            )
+        )
+
+    neighbours = scores(any_pair=False)
+    assert neighbours["close"] == pytest.approx(neighbours["apart"])
+    any_pair = scores(any_pair=True)
+    assert any_pair["close"] > any_pair["apart"]
+    assert any_pair["apart"] == pytest.approx(neighbours["apart"])
+
+
+@pytest.mark.parametrize("any_pair", [False, True])
+def test_search_counts_any_pair_by_the_setting(
+    db_path: Path, embedder: LocalEmbedder, any_pair: bool
+) -> None:
+    settings = Settings.model_validate(
+        {"search": {"keyword_proximity_any_pair": any_pair, "newer_first": False}}
+    )
+    with Memory(db_path, embedder=embedder, consolidate="off", settings=settings) as mem:
+        mem.add_many([{"text": t, "user_id": "jon"} for t in (APART, CLOSE)])
+        mem.add_many([{"text": f"Gina: lunch note {i}", "user_id": "jon"} for i in range(6)])
+        hits = mem.search(SPLIT_QUERY, user_id="jon", k=2, mode="keyword")
+        scores = {h.memory.text: h.score for h in hits}
+    assert set(scores) == {CLOSE, APART}
+    if any_pair:
         assert scores[CLOSE] > scores[APART]
     else:
         assert scores[CLOSE] == pytest.approx(scores[APART])

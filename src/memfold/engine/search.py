@@ -7,10 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-
 from memfold.engine.context import Context
 from memfold.engine.search_feedback import feedback_round
+from memfold.engine.search_newer import newer_first_page
 from memfold.index.bm25 import Bm25Params
 from memfold.model import (
     Area,
@@ -23,8 +22,6 @@ from memfold.model import (
     Vector,
 )
 from memfold.policy.filters import Filter
-from memfold.policy.ranking import newer_first
-from memfold.policy.text import has_update_cue
 from memfold.store.base import DatabaseVectorSearch
 
 SearchMode = Literal["hybrid", "vector", "keyword"]
@@ -140,6 +137,7 @@ def search(
                 max(depth, cfg.keyword_pool),
                 cfg.keyword_proximity,
                 cfg.keyword_proximity_window,
+                cfg.keyword_proximity_any_pair,
             )
         keyword_hits = ctx.store.keyword_search(
             scope, query, depth, statuses=statuses, areas=areas, where=where, bm25=bm25
@@ -185,9 +183,7 @@ def search(
         if mid in records
     ]
     if cfg.newer_first:
-        hits = _newer_first(
-            hits, cfg.newer_first_update_similarity, cfg.newer_first_plain_similarity
-        )
+        hits = newer_first_page(hits, cfg)
     if record_access and hits and ctx.accesses is not None:
         # Counted in memory, written later in a batch: a search never writes
         # (engine/access.py).
@@ -325,20 +321,6 @@ def _add_cosines(
         vec = ctx.index.vector_of(mid, scope_key)
         if vec is not None:
             scores[mid] = float(vec @ query)
-
-
-def _newer_first(hits: list[SearchHit], update_sim: float, plain_sim: float) -> list[SearchHit]:
-    vectors = [h.memory.embedding for h in hits if h.memory.embedding is not None]
-    if len(hits) < 2 or len(vectors) != len(hits) or len({v.shape for v in vectors}) != 1:
-        return hits
-    order = newer_first(
-        np.stack(vectors),
-        [h.memory.created_at for h in hits],
-        [has_update_cue(h.memory.text) for h in hits],
-        update_similarity=update_sim,
-        plain_similarity=plain_sim,
-    )
-    return [hits[i] for i in order]
 
 
 @dataclass(slots=True)

@@ -13,9 +13,9 @@ has changed by a share of the scope's size): all of them when they are few
 Terms are Porter stems of lowercase word tokens, the same stems the ``porter
 unicode61`` FTS5 tokenizer indexes; lengths are counted in characters (only the ratio
 of a memory's length to the scope's average enters BM25). A pair of query neighbours
-found close together in a text ("dance studio", "pottery class") adds a bonus
-(``Bm25Params.proximity``): BM25 alone scores a text holding both words far apart
-the same.
+found close together in a text ("dance studio", "pottery class"; or any two query
+words, ``Bm25Params.proximity_any_pair``) adds a bonus (``Bm25Params.proximity``):
+BM25 alone scores a text holding both words far apart the same.
 """
 
 from __future__ import annotations
@@ -40,15 +40,18 @@ _STEM_CACHE_MAX = 200_000
 class Bm25Params:
     """``k1``: term-frequency saturation; ``b``: length normalization (0 none, 1 full);
     ``pool``: at most this many of the scope's matches are scored (all when fewer);
-    ``proximity``: two terms next to each other in the query that stand at most
-    ``proximity_window`` terms apart in a text add ``proximity`` x the lower of their
-    two weights (idf) to its score (0: no bonus)."""
+    ``proximity``: two query terms that stand at most ``proximity_window`` terms apart
+    in a text add ``proximity`` x the lower of their two weights (idf) to its score (0:
+    no bonus); ``proximity_any_pair``: any two of the query's terms, else only two next
+    to each other in the query (a statement orders its words unlike the question:
+    "Where did Caroline move from?", "Caroline moved here from Sweden")."""
 
     k1: float
     b: float
     pool: int
     proximity: float = 0.0
     proximity_window: int = 3
+    proximity_any_pair: bool = False
 
 
 class Stemmer:
@@ -111,12 +114,14 @@ class _Scorer:
         self._stemmer = stemmer
         self._k1, self._b = params.k1, params.b
         self._avg = max(avg_chars, 1.0)
-        # (stem, next stem in the query, bonus when the two stand close in a text)
+        # (stem, another query stem, bonus when the two stand close in a text)
+        pairs = (
+            itertools.combinations(query, 2)
+            if params.proximity_any_pair
+            else itertools.pairwise(query)
+        )
         self.pairs = (
-            [
-                (a, b, params.proximity * min(self.weights[a], self.weights[b]))
-                for a, b in itertools.pairwise(query)
-            ]
+            [(a, b, params.proximity * min(self.weights[a], self.weights[b])) for a, b in pairs]
             if params.proximity > 0.0
             else []
         )
