@@ -57,9 +57,10 @@ _CHANGE_TO = (
 )
 # Words that mark the value right after them as the current one: "now", "has reached".
 _NOW = frozenset({"now"})
+_IRREGULAR_CHANGED = _words("grew grown rose risen became")
 _REACHED = frozenset({tx.stem("reached"), tx.stem("reach")})
 # How near "new" must stand before a value ("the new April 25 deadline", "the new sprint
-# deadline of April 5"), and "reached" ("has now reached 165").
+# deadline of April 5"), and "reached" ("has now reached 165"; never "could reach").
 _NEW_REACH = 4
 # Words next to a number that make it a difference ("5 more problems", "an extra 2").
 _DELTA = frozenset(
@@ -71,12 +72,12 @@ _DELTA = frozenset(
 _UNITS = frozenset(
     _words("""ms s sec secs second seconds min mins minute minutes h hr hrs hour hours day days
     week weeks month months year years kb mb gb tb px pt em km m cm mm mi ft kg g lb lbs
-    k usd eur dollars euros percent""")
+    k usd eur dollars euros cents percent thousand million billion trillion""")
 )
 # Words that qualify a value without saying what it is of: "around 150ms", "under 2.5MB".
 _APPROXIMATE = frozenset(
     _words("""around approximately roughly nearly almost about over under below above least
-    most up total""")
+    most up total last next ago per each every""")
 )
 # Words that stand for a noun phrase said before ("it's rescheduled", "which has now
 # reached"), and the speaker's words that start a clause of their own.
@@ -119,11 +120,19 @@ def cue_before(words: list[str], start: int, reach: int) -> bool:
         return True
     if "new" in words[max(0, start - _NEW_REACH) : start]:
         return True
-    if _REACHED & {tx.stem(w) for w in words[max(0, start - _REACHED_REACH) : start]}:
+    if "reached" in words[max(0, start - _REACHED_REACH) : start]:
         return True
     if start == 0 or words[start - 1] != "to":
         return False
-    return any(tx.stem(w) in _CHANGE_TO for w in words[max(0, start - 1 - reach) : start - 1])
+    return any(_changed(w) for w in words[max(0, start - 1 - reach) : start - 1])
+
+
+def _changed(word: str) -> bool:
+    """A change verb as a verb, done or doing ("moved", "moving", "grew"), not the base
+    form a noun shares ("the accounting change")."""
+    if word in _IRREGULAR_CHANGED:
+        return True
+    return word.endswith(("ed", "ing")) and tx.stem(word) in _CHANGE_TO
 
 
 def _is_month(token: str) -> bool:
