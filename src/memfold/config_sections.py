@@ -104,8 +104,8 @@ class SearchSettings(Section):
     newer_first_plain_similarity: float = Field(0.8, ge=-1.0, le=1.0)
     # A newer memory stating a number the older one lacks, the older stating numbers
     # too (a changed value: "3 interviews", then "5 interviews"), announces a change as
-    # a cue word does (update_similarity applies). BEAM dev: 80 -> 90-95 %
-    # (engine/search_newer.py, docs/benchmarks.md, issue 10).
+    # a cue word does (update_similarity applies). BEAM dev, updated above original:
+    # 75 -> 85 % (engine/search_newer.py, docs/benchmarks.md, issue 10).
     newer_first_value_change: bool = True
     # Keyword terms found in more than this share of the searched scope's memories
     # carry almost no information but make FTS5 walk most of the scope: they are left
