@@ -268,7 +268,8 @@ class ConsolidationSettings(Section):
     # what they are about; the older holds at most fact_update_max_older_values values
     # and fact_update_max_older_words content words (one fact, never a message of many);
     # "now" or a change verb stands at most fact_update_cue_reach tokens before the value.
-    # Chosen on the BEAM dev chats (docs/benchmarks.md): 11 supersedes among 895 facts.
+    # Chosen on the BEAM dev chats (docs/benchmarks.md): 13 supersedes read among their
+    # 891 value facts, all real updates; none on the dev pairs' must-not-merge pairs.
     fact_update_min_shared: int = Field(2, ge=1)
     fact_update_max_older_values: int = Field(2, ge=1)
     fact_update_max_older_words: int = Field(24, ge=1)
