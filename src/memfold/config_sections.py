@@ -215,9 +215,15 @@ class ConsolidationSettings(Section):
     # drift check's embedding. 1: a transaction per decision.
     apply_group_size: int = Field(16, ge=1, le=4096)
     apply_group_max_s: float = Field(0.1, gt=0)
-    # Attempts a job may spend (a conflict re-planned, a worker that died holding it);
-    # transient failures (LLM down, budget, rate limit, timeout) do not spend any.
+    # Attempts a job may spend (a worker that died holding it, a pass that failed);
+    # transient failures (LLM down, budget, rate limit, timeout) and version conflicts
+    # do not spend any.
     max_attempts: int = Field(5, ge=1)
+    # Version conflicts a job may meet (another worker rewrote a memory it was judged
+    # on: it is re-planned, not failed) before it is given up as a logged SKIP. Each
+    # conflict means another decision was applied, so workers folding the same few
+    # facts meet many; the budget only stops a job that never gets through.
+    max_conflict_retries: int = Field(100, ge=0)
     # A claimed job's lease: its owner renews it every heartbeat_s while it works; a job
     # whose lease ran out (or whose owner process is gone) is claimed again.
     lease_s: float = Field(60.0, gt=0)
@@ -227,8 +233,10 @@ class ConsolidationSettings(Section):
     backoff_s: float = Field(5.0, gt=0)
     backoff_max_s: float = Field(600.0, gt=0)
     # A job whose targets moved under it (another worker wrote them) is tried again
-    # after a random wait below conflict_backoff_s * 2^(attempts - 1).
+    # after a random wait below conflict_backoff_s * 2^(conflicts so far), at most
+    # conflict_backoff_max_s: jittered, so the workers that collided spread out.
     conflict_backoff_s: float = Field(0.05, ge=0.0)
+    conflict_backoff_max_s: float = Field(1.0, ge=0.0)
     # Information-loss guard: share of a source's content words a result must keep.
     min_content_word_recall: float = Field(0.8, ge=0.0, le=1.0)
     # The result check (memfold.policy.result_check): content words a judge-written text

@@ -251,8 +251,9 @@ def test_postgres_rows_from_before_the_column_read_given(
     from memfold.store.postgres.schema import MIGRATIONS as PG_MIGRATIONS
 
     with monkeypatch.context() as patched:
-        patched.setattr(connection, "MIGRATIONS", PG_MIGRATIONS[:-1])
-        patched.setattr(connection, "LATEST_VERSION", PG_MIGRATIONS[-2][0])
+        before = [(v, sql) for v, sql in PG_MIGRATIONS if v < 7]  # 7 added the column
+        patched.setattr(connection, "MIGRATIONS", before)
+        patched.setattr(connection, "LATEST_VERSION", before[-1][0])
         old = PostgresStore(pg_url)
         old._db.write(
             "INSERT INTO memories (id, scope_key, user_id, text, category, created_at, "

@@ -47,6 +47,28 @@ def test_defer_refunds_the_attempt_and_waits(store: Any) -> None:
     assert [j.id for j in store.claim_jobs(1, "w", lease_s=30, now=151.0)] == [jid]
 
 
+def test_a_conflict_requeues_with_the_attempt_refunded_and_counted_apart(store: Any) -> None:
+    jid = store.enqueue_job("m1")
+    store.claim_job(jid, "w", lease_s=30, now=100.0)
+    assert store.requeue_conflict(jid, "other", "conflict", delay_s=0.5, now=100.0) is False
+    assert store.requeue_conflict(jid, "w", "conflict: m2 moved", delay_s=0.5, now=100.0)
+    job = store.get_job(jid)
+    assert (job.status, job.attempts, job.conflicts, job.backoffs) == (
+        JobStatus.PENDING,
+        0,
+        1,
+        0,
+    )
+    assert job.last_error == "conflict: m2 moved"
+    assert store.claim_jobs(1, "w", lease_s=30, now=100.2) == []
+    (again,) = store.claim_jobs(1, "w", lease_s=30, now=100.6)
+    assert (again.attempts, again.conflicts) == (1, 1)
+    # Only the holder may requeue it: a job already requeued is not requeued twice.
+    assert store.requeue_conflict(jid, "w", "conflict", delay_s=0.0, now=101.0)
+    assert store.requeue_conflict(jid, "w", "conflict", delay_s=0.0, now=101.0) is False
+    assert store.get_job(jid).conflicts == 2
+
+
 def test_reclaim_dead_owners_and_expired_leases(store: Any) -> None:
     j1, j2, j3 = (store.enqueue_job(f"m{i}") for i in range(3))
     store.claim_job(j1, "dead", lease_s=1000, now=0.0)

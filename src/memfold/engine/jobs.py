@@ -5,13 +5,19 @@
 - A judge that raises on a batch is asked again item by item, so the item that
   breaks it is skipped alone (a permanent SKIP with the reason) and the rest proceed.
 - A transient SKIP backs off (``backoff_s`` doubling up to ``backoff_max_s``) without
-  spending an attempt; a job that spent ``max_attempts`` (conflicts, workers that died
-  holding it) is given up as a permanent SKIP.
+  spending an attempt; a job that spent ``max_attempts`` (workers that died holding it,
+  passes that failed) is given up as a permanent SKIP.
+- A version conflict (another worker rewrote a memory the decision was planned on) is
+  no failure either: nothing was applied, the job is pending again after a short
+  jittered wait, its attempt refunded, and it counts against ``max_conflict_retries``
+  alone. Workers folding the same few facts meet many conflicts, each one another
+  decision applied; only a job that never gets through is given up.
 """
 
 from __future__ import annotations
 
 import logging
+import random
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -171,8 +177,35 @@ def poisoned(
     return final_skip(ctx, job, item, memory_id, skip)
 
 
+def conflicted(
+    ctx: Context, job: Job, item: SaveItem, decision: Decision, exc: BaseException
+) -> Outcome:
+    """The decision met a version conflict (nothing of it applied): pending again after
+    ``conflict_delay``, or a final SKIP once ``max_conflict_retries`` are spent."""
+    memory_id = item.new.id
+    limit = ctx.settings.consolidation.max_conflict_retries
+    if job.conflicts >= limit:
+        reason = f"gave up after {job.conflicts + 1} version conflicts (last: {exc})"
+        return final_skip(ctx, job, item, memory_id, Decision(Action.SKIP, reasoning=reason))
+    delay = conflict_delay(ctx, job)
+    if not ctx.store.requeue_conflict(job.id, owner_of(job), f"conflict: {exc}", delay_s=delay):
+        return Outcome(memory_id, decision, lost=True)  # another worker holds it now
+    log.debug("consolidation of %s met a conflict (%s); again in %.3g s", memory_id, exc, delay)
+    return Outcome(memory_id, decision, retry=True)
+
+
+def conflict_delay(ctx: Context, job: Job) -> float:
+    """A random wait below ``conflict_backoff_s * 2^conflicts``, at most
+    ``conflict_backoff_max_s``: jittered, so two workers that collided do not collide
+    again on their next try, and short, since the other worker is already done."""
+    cfg = ctx.settings.consolidation
+    grown = cfg.conflict_backoff_s * 2.0 ** min(job.conflicts, 30)
+    return random.random() * min(cfg.conflict_backoff_max_s, grown)
+
+
 def gave_up(ctx: Context, job: Job) -> Outcome | None:
-    """A job past ``max_attempts`` (conflicts, workers that died holding it): final SKIP."""
+    """A job past ``max_attempts`` (workers that died holding it, failed passes): final
+    SKIP. Version conflicts spend no attempt (``conflicted``)."""
     limit = ctx.settings.consolidation.max_attempts
     if job.attempts <= limit:
         return None

@@ -10,7 +10,6 @@ before them; a later save of a batch sees what the earlier ones changed.
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -326,20 +325,9 @@ def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision, group: Wri
     except LeaseLost:
         return Outcome(item.new.id, decision, lost=True)  # another worker holds it now
     except ConflictError as exc:
-        # A target moved since the decision: re-plan on the next run, never overwrite.
-        # Workers that keep colliding on the same memories spread out (random delay).
-        ctx.store.release_job(
-            job.id, owner_of(job), f"conflict: {exc}", delay_s=conflict_delay(job, ctx)
-        )
-        return Outcome(item.new.id, decision, retry=True)
+        # A target moved since the decision: re-plan on a later run, never overwrite.
+        return job_steps.conflicted(ctx, job, item, decision, exc)
     return Outcome(item.new.id, decision, log_id)
-
-
-def conflict_delay(job: Job, ctx: Context) -> float:
-    """A random wait in [0, conflict_backoff_s * 2^(attempts - 1)): jittered, so two
-    workers that collided do not collide again on their next try."""
-    cfg = ctx.settings.consolidation
-    return random.random() * cfg.conflict_backoff_s * 2.0 ** min(max(job.attempts - 1, 0), 16)
 
 
 def _check_drift(

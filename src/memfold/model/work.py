@@ -34,6 +34,8 @@ class Job:
     lease_until: datetime | None = None
     backoffs: int = 0
     next_attempt_at: datetime | None = None
+    # Version conflicts met so far (re-planned, not failures: no attempt spent).
+    conflicts: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -220,7 +220,7 @@ class Store(Protocol):
         self, job_id: int, owner: str, error: str | None, *, delay_s: float = 0.0
     ) -> bool:
         """Pending again, claimable after ``delay_s`` (at once by default); the attempt
-        stays spent (a conflict, a crash)."""
+        stays spent (a crash, a failed pass)."""
         ...
 
     def defer_job(
@@ -233,6 +233,19 @@ class Store(Protocol):
         now: float | None = None,
     ) -> bool:
         """A transient failure: pending, not claimable for ``delay_s``; attempt refunded."""
+        ...
+
+    def requeue_conflict(
+        self,
+        job_id: int,
+        owner: str,
+        error: str | None,
+        *,
+        delay_s: float,
+        now: float | None = None,
+    ) -> bool:
+        """A version conflict: pending, not claimable for ``delay_s``; the attempt refunded,
+        the job's ``conflicts`` counted up."""
         ...
 
     def job_owners(self) -> list[str]: ...

@@ -173,7 +173,7 @@ def row_to_log(row: tuple[Any, ...]) -> LogEntry:
 
 JOB_COLUMNS = (
     "id, memory_id, kind, status, attempts, last_error, created_at, "
-    "claimed_by, lease_until, backoffs, next_attempt_at"
+    "claimed_by, lease_until, backoffs, next_attempt_at, conflicts"
 )
 
 
@@ -194,4 +194,5 @@ def row_to_job(row: tuple[Any, ...]) -> Job:
         lease_until=_epoch_time(row[8]),
         backoffs=row[9],
         next_attempt_at=_epoch_time(row[10]),
+        conflicts=row[11],
     )

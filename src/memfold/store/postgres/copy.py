@@ -63,7 +63,7 @@ _TABLES: dict[str, tuple[list[str], dict[str, str], str | None]] = {
         [
             "id", "memory_id", "kind", "status", "attempts", "last_error", "created_at",
             "updated_at", "claimed_by", "claimed_at", "lease_until", "next_attempt_at",
-            "backoffs",
+            "backoffs", "conflicts",
         ],
         {"created_at": _T, "updated_at": _T, "claimed_at": _T},
         "id",

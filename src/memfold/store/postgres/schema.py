@@ -300,6 +300,13 @@ MIGRATIONS: list[tuple[int, str]] = [
             DEFAULT 'given';
         """,
     ),
+    (
+        8,
+        # Version conflicts a job met, counted apart from its attempts (as SQLite's 14).
+        """
+        ALTER TABLE jobs ADD COLUMN IF NOT EXISTS conflicts INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -119,7 +119,7 @@ class JobsTableMixin:
         self, job_id: int, owner: str, error: str | None, *, delay_s: float = 0.0
     ) -> bool:
         """Back to pending, claimable after ``delay_s`` (at once by default), the attempt
-        spent (a conflict to re-plan, a crash)."""
+        spent (a crash, a failed pass)."""
         sql = (
             "UPDATE jobs SET status = 'pending', last_error = ?, claimed_by = NULL, "
             "lease_until = NULL, next_attempt_at = ?, updated_at = ?"
@@ -145,6 +145,25 @@ class JobsTableMixin:
             "next_attempt_at = ?, updated_at = ?"
         )
         return self._held(job_id, owner, sql, (error, at + delay_s, utcnow().isoformat()))
+
+    def requeue_conflict(
+        self,
+        job_id: int,
+        owner: str,
+        error: str | None,
+        *,
+        delay_s: float,
+        now: float | None = None,
+    ) -> bool:
+        """A version conflict (re-planned, not a failure): pending again after ``delay_s``,
+        the attempt refunded and one more conflict counted."""
+        at = time.time() if now is None else now
+        sql = (
+            "UPDATE jobs SET status = 'pending', last_error = ?, claimed_by = NULL, "
+            "lease_until = NULL, attempts = max(attempts - 1, 0), conflicts = conflicts + 1, "
+            "next_attempt_at = ?, updated_at = ?"
+        )
+        return self._held(job_id, owner, sql, (error, at + max(delay_s, 0.0), utcnow().isoformat()))
 
     def job_owners(self) -> list[str]:
         """Owners of running jobs."""

@@ -408,6 +408,15 @@ MIGRATIONS: list[tuple[int, str]] = [
         END;
         """,
     ),
+    (
+        14,
+        # Version conflicts a job met (another worker rewrote what it was judged on),
+        # counted apart from its attempts: a conflict is re-planned, not a failure
+        # (consolidation.max_conflict_retries; engine/jobs.py).
+        """
+        ALTER TABLE jobs ADD COLUMN conflicts INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
