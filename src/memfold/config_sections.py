@@ -245,17 +245,17 @@ class ConsolidationSettings(Section):
     result_max_new_content_words: int = Field(2, ge=0)
     result_max_growth: float = Field(1.25, ge=1.0)
     # A newer memory the rules read as the older one in other words (every concept
-    # aligned, ``memfold.policy.paraphrase``) may replace it from this cosine up, instead
+    # aligned, ``memfold.policy.wording.paraphrase``) may replace it from this cosine up, instead
     # of destructive_threshold: the alignment is the evidence (see docs/benchmarks.md).
     paraphrase_min_similarity: float = Field(0.70, ge=0.0, le=1.0)
     # A memory that says what another says and a little more (a manner adverb, a
-    # modifier of a thing both name: ``memfold.policy.elaboration``) folds into it,
+    # modifier of a thing both name: ``memfold.policy.wording.elaboration``) folds into it,
     # keeping the longer text, from this cosine up; at most rules_elaboration_max_extra
     # such concepts more.
     elaboration_min_similarity: float = Field(0.80, ge=0.0, le=1.0)
     rules_elaboration_max_extra: int = Field(2, ge=0)
     # A newer memory the rules read as a new value for the older one's statement (a
-    # change word or a later year, the same subject, ``memfold.policy.value_update``)
+    # change word or a later year, the same subject, ``memfold.policy.values.value_update``)
     # may supersede it from this cosine up, instead of delete_threshold: "The user's
     # manager is Greg" / "The user now reports to Patricia" embed at 0.36.
     value_update_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
@@ -271,7 +271,7 @@ class ConsolidationSettings(Section):
     update_channel_max: int = Field(3, ge=0)
     update_channel_fetched: int = Field(20, ge=1)
     update_channel_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
-    # A new value for one fact (``memfold.policy.fact_update``: "the new April 25
+    # A new value for one fact (``memfold.policy.values.fact_update``: "the new April 25
     # deadline" for "my April 20 deadline"): both share fact_update_min_shared words of
     # what they are about; the older holds at most fact_update_max_older_values values
     # and fact_update_max_older_words content words (one fact, never a message of many);

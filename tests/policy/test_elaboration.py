@@ -10,8 +10,8 @@ import pytest
 from memfold.config import ConsolidationSettings
 from memfold.judge.rules import thresholds_from_settings
 from memfold.judge.rules_compare import Relation, compare
-from memfold.policy.elaboration import elaboration
-from memfold.policy.paraphrase import paraphrase
+from memfold.policy.wording.elaboration import elaboration
+from memfold.policy.wording.paraphrase import paraphrase
 
 _LIMITS = thresholds_from_settings(ConsolidationSettings())
 

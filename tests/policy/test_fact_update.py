@@ -1,13 +1,13 @@
-"""A new value for one fact (policy.fact_update) and the values a text states
-(policy.value_slots). Texts in the shape of chat messages, written for these tests."""
+"""A new value for one fact (policy.values.fact_update) and the values a text states
+(policy.values.slots). Texts in the shape of chat messages, written for these tests."""
 
 from __future__ import annotations
 
 import pytest
 
 from memfold.policy.evidence import supersede_evidence
-from memfold.policy.fact_update import FactLimits, fact_update, has_value_cue
-from memfold.policy.value_slots import read_slots
+from memfold.policy.values.fact_update import FactLimits, fact_update, has_value_cue
+from memfold.policy.values.slots import read_slots
 
 DEADLINE = "I have a deadline of April 1, 2024, for the first sprint of my portfolio website"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memfold.policy.evidence import supersede_evidence
-from memfold.policy.value_update import UpdateLimits, value_update
+from memfold.policy.values.value_update import UpdateLimits, value_update
 
 
 @pytest.mark.parametrize(

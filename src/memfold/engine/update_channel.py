@@ -15,8 +15,8 @@ candidates, older active memories of its scope that
 - embed at ``update_channel_min_similarity`` or above.
 
 A new memory whose value a change cue governs ("the new April 25 deadline", "moving
-the call ... to April 22": ``policy.value_slots``) also gets those older memories that
-state one fact with another value of the same attribute (``policy.fact_update``): their
+the call ... to April 22": ``policy.values.slots``) also gets those older memories that
+state one fact with another value of the same attribute (``policy.values.fact_update``): their
 words around the value differ too much for the subject test ("I'm kinda worried that I
 won't meet the new April 25 deadline" / "my April 20 deadline for the peer-reviewed
 draft submission").
@@ -36,10 +36,10 @@ import numpy as np
 from memfold.config import ConsolidationSettings
 from memfold.engine.context import Context
 from memfold.model import Candidate, MemoryRecord, Status
-from memfold.policy import lexicon as lx
 from memfold.policy import text as tx
-from memfold.policy.fact_update import FactLimits, fact_update, has_value_cue
-from memfold.policy.value_update import change_words
+from memfold.policy.values.fact_update import FactLimits, fact_update, has_value_cue
+from memfold.policy.values.value_update import change_words
+from memfold.policy.wording import lexicon as lx
 
 __all__ = ["channel_open", "cue_index", "update_candidates", "update_match"]
 

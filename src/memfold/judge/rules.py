@@ -27,7 +27,7 @@ from memfold.model import (
     PairLabel,
 )
 from memfold.policy import text as tx
-from memfold.policy.fact_update import FactLimits
+from memfold.policy.values.fact_update import FactLimits
 
 JUDGE_NAME = "rules"
 

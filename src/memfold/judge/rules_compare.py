@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from memfold.policy import text as tx
-from memfold.policy.elaboration import elaboration, qualifies_owned_or_role
-from memfold.policy.fact_update import FactLimits, fact_update
-from memfold.policy.paraphrase import newer_generalizes, paraphrase
-from memfold.policy.value_update import value_update
+from memfold.policy.values.fact_update import FactLimits, fact_update
+from memfold.policy.values.value_update import value_update
+from memfold.policy.wording.elaboration import elaboration, qualifies_owned_or_role
+from memfold.policy.wording.paraphrase import newer_generalizes, paraphrase
 
 # What ``compare`` reads of one text, remembered per text: a save is compared with
 # several candidates, and a drain compares the same texts again when it judges a save
@@ -54,11 +54,11 @@ class Relation(StrEnum):
     SAME_WORDS = "same_words"  # same words in the same order, articles aside
     CONTAINS = "contains"  # the longer says all the shorter says, as one block, and more
     SUBSUMES = "subsumes"  # the longer keeps every word of the shorter, in order
-    PARAPHRASE = "paraphrase"  # the same concepts in other words (policy.paraphrase)
-    ELABORATES = "elaborates"  # the same and a modifier more (policy.elaboration)
+    PARAPHRASE = "paraphrase"  # the same concepts in other words (policy.wording.paraphrase)
+    ELABORATES = "elaborates"  # the same and a modifier more (policy.wording.elaboration)
     NEGATION_FLIP = "negation_flip"  # one negates or retracts what the other states
     VALUE_CHANGE = "value_change"  # same statement, another number / date / name
-    UPDATED = "updated"  # a new value with a sign of change (policy.value_update)
+    UPDATED = "updated"  # a new value with a sign of change (policy.values.value_update)
     OTHER = "other"
 
 
@@ -80,7 +80,7 @@ class RuleThresholds:
     fragment_max_words: int
     # Concepts (manner adverbs, modifiers) one text may say more and still fold.
     elaboration_max_extra: int = 2
-    # How a new value for one fact is read (``policy.fact_update``).
+    # How a new value for one fact is read (``policy.values.fact_update``).
     fact: FactLimits = field(default_factory=FactLimits)
 
 

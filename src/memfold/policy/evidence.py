@@ -14,8 +14,8 @@ Two gates, both pure:
   of its words, values aside). A plain negation with no cue is a
   contradiction: both stay visible, linked. Two facts that differ only by a year, a
   relative or an environment are never retired. A new value the alignment reads
-  (``policy.value_update``: "set to 8" / "was raised to 16") is evidence too, and so is
-  a new value for one fact (``policy.fact_update``: "my April 20 deadline" / "the new
+  (``policy.values.value_update``: "set to 8" / "was raised to 16") is evidence too, and so is
+  a new value for one fact (``policy.values.fact_update``: "my April 20 deadline" / "the new
   April 25 deadline").
 """
 
@@ -27,10 +27,10 @@ from difflib import SequenceMatcher
 from itertools import combinations
 
 from memfold.policy import text as tx
-from memfold.policy.fact_update import FactLimits, fact_update
-from memfold.policy.paraphrase import turned_around
 from memfold.policy.subject import subject_difference
-from memfold.policy.value_update import value_update
+from memfold.policy.values.fact_update import FactLimits, fact_update
+from memfold.policy.values.value_update import value_update
+from memfold.policy.wording.paraphrase import turned_around
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ def supersede_evidence(
     newer: str, older: str, min_overlap: float, facts: FactLimits | None = None
 ) -> Evidence:
     """May ``newer`` retire ``older``? See the module docstring. ``facts``: how a new
-    value for one fact is read (``policy.fact_update``; its defaults when None)."""
+    value for one fact is read (``policy.values.fact_update``; its defaults when None)."""
     updated = value_update(older, newer) or fact_update(older, newer, facts)
     if updated:
         return Evidence(True, updated)

@@ -10,7 +10,7 @@ memories stay), a malformed one to SKIP (nothing happens, logged). Pure: no I/O.
   that passes the one result check (``policy.result_check``).
 - REPLACE and DELETE retire a target: evidence the rules can see
   (``policy.evidence.supersede_evidence``) and the destructive / delete gates; a REPLACE
-  by a restatement the rules align word for word (``policy.paraphrase``) has the lower
+  by a restatement the rules align word for word (``policy.wording.paraphrase``) has the lower
   ``paraphrase_min_similarity`` gate instead of the destructive one. A negation
   with no sign of change stays a contradiction: KEEP_SEPARATE, linked.
 - A memory holding an instruction addressed to a model is never consolidated.
@@ -27,10 +27,7 @@ from dataclasses import replace
 
 from memfold.config import ConsolidationSettings
 from memfold.model import Action, Candidate, Decision, MemoryRecord
-from memfold.policy.elaboration import elaboration
 from memfold.policy.evidence import combine_problems, supersede_evidence
-from memfold.policy.fact_update import FactLimits, fact_update
-from memfold.policy.paraphrase import paraphrase
 from memfold.policy.result_check import (
     ResultLimits,
     Source,
@@ -38,7 +35,10 @@ from memfold.policy.result_check import (
     dropped,
     instruction_like,
 )
-from memfold.policy.value_update import value_update
+from memfold.policy.values.fact_update import FactLimits, fact_update
+from memfold.policy.values.value_update import value_update
+from memfold.policy.wording.elaboration import elaboration
+from memfold.policy.wording.paraphrase import paraphrase
 
 _NEEDS_TARGETS = (Action.UPDATE, Action.MERGE, Action.REPLACE, Action.DELETE)
 

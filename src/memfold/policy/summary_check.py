@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memfold.model import normalize_text
-from memfold.policy.lexicon import MONTH_NAMES
 from memfold.policy.result_check import ResultLimits, Source, check_result
+from memfold.policy.wording.lexicon import MONTH_NAMES
 
 LABEL = "Summary: "
 SEPARATOR = " | "

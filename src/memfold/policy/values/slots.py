@@ -16,8 +16,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from memfold.policy import lexicon as lx
 from memfold.policy import text as tx
+from memfold.policy.wording import lexicon as lx
 
 
 def _words(spaced: str) -> frozenset[str]:

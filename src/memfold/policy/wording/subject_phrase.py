@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import itertools
 
-from memfold.policy import lexicon as lx
-from memfold.policy.paraphrase_words import FRAMES, concept_of
+from memfold.policy.wording import lexicon as lx
+from memfold.policy.wording.concepts import FRAMES, concept_of
 
 
 def compound_parts(whole: str, words: tuple[str, ...]) -> frozenset[str]:

@@ -4,7 +4,7 @@
 earns $85k a year" / "The user's annual salary is $85,000": embeddings put such pairs
 at cosine 0.70-0.95, where pairs that differ in one slot ("Nora's son" / "Nora's
 daughter", above 0.9) sit too, so no cosine tells them apart. Alignment does: both texts are
-put in one spelling (``policy.lexicon``: phrases, numbers, clock times, units,
+put in one spelling (``policy.wording.lexicon``: phrases, numbers, clock times, units,
 synonyms), words that never change a statement are set aside, and what is left must be
 the same set of concepts on both sides. Any word one side has and the other lacks
 ("skip-level manager", "husband", "backups") is another fact. Then the structure
@@ -23,13 +23,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from memfold.policy import lexicon as lx
 from memfold.policy import text as tx
-from memfold.policy.paraphrase_subject import compound_parts, first_concept, subject_phrase
-from memfold.policy.paraphrase_words import FRAMES as FRAMES
-from memfold.policy.paraphrase_words import TOKEN as TOKEN
-from memfold.policy.paraphrase_words import concept_of as concept_of
 from memfold.policy.subject import RELATION_WORDS
+from memfold.policy.wording import lexicon as lx
+from memfold.policy.wording.concepts import FRAMES as FRAMES
+from memfold.policy.wording.concepts import TOKEN as TOKEN
+from memfold.policy.wording.concepts import concept_of as concept_of
+from memfold.policy.wording.subject_phrase import compound_parts, first_concept, subject_phrase
 
 _RELATIONS = frozenset(RELATION_WORDS)
 

@@ -2,7 +2,7 @@
 
 "A man is eating" / "A man is hungrily eating", "Two women are sparring" / "Two young
 women are sparring": every concept of the shorter text is in the longer one (aligned
-as ``policy.paraphrase`` aligns them), and what the longer adds is only a manner adverb
+as ``policy.wording.paraphrase`` aligns them), and what the longer adds is only a manner adverb
 or a modifier of a thing both name. Folding them keeps the longer text, so nothing
 either said is lost. What a modifier must never be dropped from: a relative or a role
 ("the user's manager" / "the user's skip-level manager"), anything owned ("Ken's car"
@@ -18,9 +18,10 @@ import functools
 import unicodedata
 from dataclasses import dataclass, replace
 
-from memfold.policy import lexicon as lx
 from memfold.policy import text as tx
-from memfold.policy.paraphrase import (
+from memfold.policy.subject import ENVIRONMENT_WORDS, RELATION_WORDS
+from memfold.policy.wording import lexicon as lx
+from memfold.policy.wording.paraphrase import (
     FRAMES,
     POSSESSIVE_WORDS,
     TOKEN,
@@ -30,7 +31,6 @@ from memfold.policy.paraphrase import (
     read,
     structure_agrees,
 )
-from memfold.policy.subject import ENVIRONMENT_WORDS, RELATION_WORDS
 
 _NEVER_EXTRA = (
     frozenset(RELATION_WORDS)

@@ -1,7 +1,7 @@
 """One word as paraphrase alignment reads it: its concept, in one spelling.
 
 "Sept" -> "september", "third" -> "3", "salary" -> "earn", "likes" -> "like": a word's
-synonym group's head (``policy.lexicon``) or its stem; stopwords and words that never
+synonym group's head (``policy.wording.lexicon``) or its stem; stopwords and words that never
 change a statement are empty. Pure: no I/O.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import re
 
-from memfold.policy import lexicon as lx
 from memfold.policy import text as tx
+from memfold.policy.wording import lexicon as lx
 
 TOKEN = re.compile(r"t\d\d:\d\d|\d+(?:\.\d+)?|[$€£%,]|[^\W\d_]+(?:'[^\W\d_]+)*", re.UNICODE)
 _CLOCK_TOKEN = re.compile(r"^t\d\d:\d\d$")

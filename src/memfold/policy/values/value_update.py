@@ -3,7 +3,7 @@
 "The worker concurrency is set to 8" / "Worker concurrency was raised to 16", "The
 repo's default branch is master" / "...was renamed to main", "In 2024 the Basic plan
 cost $9 per month" / "In 2025 the Basic plan costs $12 per month". Read with the same
-alignment as paraphrases (``policy.paraphrase.read``): the newer text carries a sign of
+alignment as paraphrases (``policy.wording.paraphrase.read``): the newer text carries a sign of
 change (a change word the older lacks, or a later year with another value changed too),
 both are about the same subject (the same relatives and environments, no owner
 swapped), most of the older statement is still there, and what is gone is a value the
@@ -18,10 +18,10 @@ import re
 from collections.abc import Set
 from dataclasses import dataclass
 
-from memfold.policy import lexicon as lx
 from memfold.policy import text as tx
-from memfold.policy.paraphrase import read
 from memfold.policy.subject import ENVIRONMENT_WORDS, RELATION_WORDS
+from memfold.policy.wording import lexicon as lx
+from memfold.policy.wording.paraphrase import read
 
 _YEAR = re.compile(r"^(19|20|21)\d\d$")
 _ADDITIVE = ("also", "too", "as well", "additionally", "in addition", "another", "besides")

@@ -3,8 +3,8 @@
 "I have a deadline of April 1, 2024, for the first sprint" / "...to reflect the new
 sprint deadline of April 5, 2024"; "a Zoom call with the creative director on April 21
 at 3 PM" / "moving the Zoom call with the creative director to April 22 at 11 AM". The
-two embed far apart (other words around the value) and ``policy.value_update``'s
-alignment fails on the framing words, yet the value reading (``policy.value_slots``)
+two embed far apart (other words around the value) and ``policy.values.value_update``'s
+alignment fails on the framing words, yet the value reading (``policy.values.slots``)
 sees the same statement with a new value:
 
 - the newer text has a value a change cue governs ("new", "now", "improved to",
@@ -22,7 +22,7 @@ sees the same statement with a new value:
 - the older text is one fact: at most ``max_older_values`` values and
   ``max_older_words`` content words. A memory of many facts is never superseded whole
   because one of them changed: that needs it split into facts first
-  (``policy.fact_split``).
+  (``policy.values.fact_split``).
 
 Only the supersede is read here; the guards decide (``policy.evidence``). Pure: no I/O.
 """
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from memfold.config import ConsolidationSettings
 from memfold.policy import text as tx
 from memfold.policy.subject import markers
-from memfold.policy.value_slots import Slot, context_words, cue_before, read_slots
+from memfold.policy.values.slots import Slot, context_words, cue_before, read_slots
 
 # How far before a value a negation denies it ("is not April 25").
 _DENIAL_REACH = 2

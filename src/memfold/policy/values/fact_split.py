@@ -4,7 +4,7 @@
 the first sprint, which covers... The project is estimated to take 3 sprints of 2 weeks
 each. How can I ensure I meet this deadline...?" holds two facts with a value: the
 deadline and the estimate. Stored whole, it can never be superseded when one of them
-changes (``policy.fact_update`` refuses a text of many facts); stored as facts, the one
+changes (``policy.values.fact_update`` refuses a text of many facts); stored as facts, the one
 that changed can be, and the rest stay.
 
 A sentence is cut into clauses at "but", a dash, a semicolon and where a question to
@@ -12,7 +12,7 @@ the assistant starts ("..., can you help me", "..., what are some", "so how can 
 the questions are dropped, and so is what lies in a code block. A clause that starts
 with "it" or "which" ("it's rescheduled to March 22") keeps the clause before it, so it
 names what it is about; "remind me that ..." states what follows. A fact is a clause
-with a value (``policy.value_slots``: a date or time, a count, a percentage, a version)
+with a value (``policy.values.slots``: a date or time, a count, a percentage, a version)
 and ``min_words`` to ``max_words`` content words, its leading "and" / "so" dropped.
 Pure: no I/O.
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from memfold.policy import text as tx
-from memfold.policy.value_slots import context_words, read_slots
+from memfold.policy.values.slots import context_words, read_slots
 
 _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _SPAN = re.compile(r"`[^`\n]*`")
