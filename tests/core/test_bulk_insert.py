@@ -17,6 +17,8 @@ from memfold.index.bm25 import Bm25Params
 from memfold.model import Scope, Status
 from memfold.store.sqlite import SQLiteStore
 from memfold.store.sqlite.bulk_insert import insert_rows
+from memfold.store.sqlite.connection import register_functions
+from memfold.store.sqlite.schema import MIGRATIONS
 
 ROWS = 341
 
@@ -83,3 +85,35 @@ def test_a_failing_batch_inserts_nothing_and_leaves_nothing_staged(tmp_path: Pat
     conn.execute("COMMIT")
     assert conn.execute("SELECT a, b FROM t ORDER BY rowid").fetchall() == [(3, "z"), (4, "w")]
     conn.close()
+
+
+def test_a_file_from_before_upgrades_to_merging_segments_from_two(tmp_path: Path) -> None:
+    """Schema 15: FTS5's automerge 2 (one segment a batch would otherwise leave a file
+    with more segments than one statement a row did, and every search reads each)."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    register_functions(conn)  # as the code before does
+    for version, script in MIGRATIONS:
+        if version < 15:
+            conn.executescript(script)
+    conn.execute("PRAGMA user_version=14")
+    ana = Scope(user_id="ana")
+    for n, text in enumerate(["Ana drinks green tea", "Ana moved to Lisbon"], start=1):
+        conn.execute(
+            "INSERT INTO memories (id, scope_key, user_id, text, created_at, updated_at, "
+            "content_hash, seq) VALUES (?, ?, 'ana', ?, '2025-01-01T00:00:00+00:00', "
+            "'2025-01-01T00:00:00+00:00', ?, ?)",
+            (f"m{n}", ana.key(), text, f"h{n}", n),
+        )
+    conn.commit()
+    automerge = "SELECT v FROM memories_fts_config WHERE k = 'automerge'"
+    assert conn.execute(automerge).fetchall() == []  # FTS5's default, 4
+    conn.close()
+    store = SQLiteStore(path)
+    assert store.schema_version() == 15
+    assert store._q(automerge) == [(2,)]
+    store._w("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)")
+    bm25 = Bm25Params(1.2, 0.3, 100)
+    hits = store.keyword_search(ana, "tea", 10, statuses=(Status.ACTIVE,), bm25=bm25)
+    assert [mid for mid, _ in hits] == ["m1"]
+    store.close()
