@@ -201,6 +201,9 @@ def drain(
         "pg_cpu_s": round(pg_cpu, 1) if probe is not None else None,
         "lock_waiters_mean": round(sum(waiting) / len(waiting), 2) if waiting else None,
         "attempts": sum(j.attempts for j in done if j.memory_id in ids),
+        # Version conflicts re-planned (a jobs column since 043b742; 0 before it, when
+        # each conflict spent an attempt instead).
+        "conflicts": sum(getattr(j, "conflicts", 0) for j in done if j.memory_id in ids),
         "actions": dict(actions),
         "active_after": active,
     }

@@ -84,6 +84,38 @@ def test_concurrent_version_checks_let_one_writer_win(pg_url: str) -> None:
     store.close()
 
 
+def test_a_versioned_write_is_one_statement_with_its_change_number(pg_url: str) -> None:
+    """put_memory checks the version, writes and draws the change number in one UPDATE
+    (before: a SELECT ... FOR UPDATE, a nextval, the UPDATE)."""
+    store = PostgresStore(pg_url)
+    store.insert_memories([rec("a", "v1"), rec("b", "other")])
+    base = store.get_memory("a")
+    assert base is not None
+    seq_before = store.max_seq()
+    sent: list[str] = []
+    real_query, real_write = store._db.query, store._db.write
+
+    def query(sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        sent.append(sql)
+        return real_query(sql, params)
+
+    def write(sql: str, params: Any = ()) -> int:
+        sent.append(sql)
+        return real_write(sql, params)
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(store._db, "query", query)
+        patched.setattr(store._db, "write", write)
+        with store.transaction():
+            store.put_memory(base.copy(text="v2", version=2), expected_version=1)
+    assert len(sent) == 1 and sent[0].startswith("UPDATE memories")
+    got = store.get_memory("a")
+    assert got is not None and (got.text, got.version) == ("v2", 2)
+    assert store.max_seq() == seq_before + 1
+    assert [r.id for r in store.changes_since(seq_before)] == ["a"]
+    store.close()
+
+
 def test_change_numbers_become_visible_in_order(pg_url: str) -> None:
     """A writer holding change number n blocks later writers until it commits, so a
     reader never sees n + 1 without n."""

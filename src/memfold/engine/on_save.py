@@ -59,19 +59,24 @@ def _origin(ctx: Context, memory: MemoryRecord, order: dict[str, int], depth: in
     sources = ctx.store.get_memories(memory.consolidated_from)
     if not sources:
         return own
-    order.update(ctx.store.insertion_order(sources))
+    _insertion_order(ctx, list(sources), order)
     return max(_origin(ctx, s, order, depth + 1) for s in sources.values())
 
 
 def candidates_for(
-    ctx: Context, record: MemoryRecord, found: list[Candidate] | None = None
+    ctx: Context,
+    record: MemoryRecord,
+    found: list[Candidate] | None = None,
+    known: dict[str, int] | None = None,
 ) -> list[Candidate]:
     """What was already known when ``record`` was saved: similar active memories inserted
     before it (whatever their ``created_at``: a backdated save is judged too), then the
     update channel's (``engine.update_channel``: below the discovery cosine, for a
     change cue; ``via="update"``). A memory made by consolidation counts from its newest
     source, so a merge of older saves is known to a later one. Two saves pending
-    together are judged once, newer against older, never each against the other."""
+    together are judged once, newer against older, never each against the other.
+    ``known``: insertion order already read in this pass (a row's identity number never
+    changes), filled in as more are read."""
     cfg = ctx.settings.consolidation
     if found is None:  # else found for a whole batch at once (similar_active_many)
         found = similar_active(
@@ -80,7 +85,7 @@ def candidates_for(
     channel = update_candidates(ctx, record, exclude=[c.memory.id for c in found])
     if not found and not channel:
         return []
-    order = ctx.store.insertion_order([record.id, *(c.memory.id for c in (*found, *channel))])
+    order = _insertion_order(ctx, [record.id, *(c.memory.id for c in (*found, *channel))], known)
     mine = order.get(record.id)
     if mine is None:
         return []
@@ -96,34 +101,51 @@ def candidates_for(
     ):
         fetched = min(fetched * 4, cfg.candidates_fetch_max)
         found = similar_active(ctx, record, k=fetched, min_similarity=cfg.discovery_threshold)
-        order.update(ctx.store.insertion_order([c.memory.id for c in found]))
+        order = _insertion_order(ctx, [c.memory.id for c in found], order)
         older = [c for c in found if _origin(ctx, c.memory, order) < mine]
     older_channel = [c for c in channel if _origin(ctx, c.memory, order) < mine]
     return older[: cfg.candidates_judged] + older_channel[: cfg.update_channel_max]
 
 
-def _load(ctx: Context, job: Job) -> MemoryRecord | Outcome:
-    """The save to judge, or the outcome of a job that needs no decision."""
+def _insertion_order(
+    ctx: Context, ids: Sequence[str], known: dict[str, int] | None
+) -> dict[str, int]:
+    """``known`` (a new dict if None) with the insertion order of ``ids`` it lacked."""
+    order = {} if known is None else known
+    missing = [i for i in ids if i not in order]
+    if missing:
+        order.update(ctx.store.insertion_order(missing))
+    return order
+
+
+def _load(ctx: Context, job: Job, read: dict[str, MemoryRecord] | None) -> MemoryRecord | Outcome:
+    """The save to judge (from ``read``, the batch's saves read at once, else read
+    alone), or the outcome of a job that needs no decision."""
     given_up = job_steps.gave_up(ctx, job)
     if given_up is not None:
         return given_up
-    record = ctx.store.get_memory(job.memory_id)
+    record = ctx.store.get_memory(job.memory_id) if read is None else read.get(job.memory_id)
     if record is None or record.status is not Status.ACTIVE:
         return job_steps.finish_plain(ctx, job, job.memory_id)
     return record
 
 
 def _prepare_all(
-    ctx: Context, jobs: Sequence[Job]
+    ctx: Context, jobs: Sequence[Job], known: dict[str, int]
 ) -> tuple[list[Outcome], list[tuple[Job, SaveItem]], dict[str, Nearest]]:
     """Each job's save and its candidates now, the vector candidates of all of them found
     in one pass over each scope (also returned, by save id, before the order and channel
     rules); jobs that need no decision come back as outcomes."""
     done: list[Outcome] = []
     loaded: list[tuple[Job, MemoryRecord]] = []
+    try:  # one read for the batch (a pass prepares its rest again after each change)
+        read: dict[str, MemoryRecord] | None = ctx.store.get_memories(j.memory_id for j in jobs)
+    except Exception:  # a record that cannot be read: find out which, one by one
+        log.warning("batched read of the saves failed; reading save by save", exc_info=True)
+        read = None
     for job in jobs:
         try:
-            got = _load(ctx, job)
+            got = _load(ctx, job, read)
         except Exception as exc:
             got = job_steps.poisoned(ctx, job, None, job.memory_id, None, exc)
         if isinstance(got, Outcome):
@@ -149,7 +171,8 @@ def _prepare_all(
     for job, record in loaded:
         try:
             nearest = found.get(record.id)
-            cands = candidates_for(ctx, record, None if nearest is None else nearest.read)
+            read_now = None if nearest is None else nearest.read
+            cands = candidates_for(ctx, record, read_now, known)
             live.append((job, SaveItem(record, cands)))
         except Exception as exc:
             done.append(job_steps.poisoned(ctx, job, None, job.memory_id, None, exc))
@@ -157,7 +180,12 @@ def _prepare_all(
 
 
 def _stale(
-    ctx: Context, item: SaveItem, since: PassChanges, found: Nearest | None, group: WriteGroup
+    ctx: Context,
+    item: SaveItem,
+    since: PassChanges,
+    found: Nearest | None,
+    group: WriteGroup,
+    known: dict[str, int],
 ) -> bool:
     """Whether the store moved, since ``item`` was prepared (the rows of ``since``),
     in what it is judged on: the save itself or a candidate was written, or a memory
@@ -172,7 +200,8 @@ def _stale(
         return False
     group.flush()  # candidates_for may search: the index must see committed rows only
     refound = _refound(ctx, item, changes, found)
-    fresh = {(c.memory.id, c.memory.version) for c in candidates_for(ctx, record, refound)}
+    now = candidates_for(ctx, record, refound, known)
+    fresh = {(c.memory.id, c.memory.version) for c in now}
     return fresh != {(c.memory.id, c.memory.version) for c in item.candidates}
 
 
@@ -248,9 +277,10 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
     """
     outcomes: list[Outcome] = []
     todo = list(jobs)
+    known: dict[str, int] = {}  # insertion order read in this pass (never changes)
     while todo:
         since = PassChanges(ctx.store, ctx.store.max_seq())
-        done, live, found = _prepare_all(ctx, todo)
+        done, live, found = _prepare_all(ctx, todo, known)
         outcomes.extend(done)
         asked = [item for _, item in live if item.candidates]
         answers = iter(job_steps.decide(ctx, judge, asked) if asked else [])
@@ -261,7 +291,8 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
             for n, (job, item) in enumerate(live):
                 # Nothing similar enough: no judge call at all.
                 raw = next(answers) if item.candidates else None
-                if changed and _stale(ctx, item, since, found.get(item.new.id), group):
+                nearest = found.get(item.new.id)
+                if changed and _stale(ctx, item, since, nearest, group, known):
                     todo = [j for j, _ in live[n:]]
                     break
                 if not changed and restamped:

@@ -45,10 +45,10 @@ _INSERT = (
     f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) "
     f"VALUES ({', '.join(['%s'] * (len(MEMORY_FIELDS) + 1))})"
 )
-_UPDATE = (
+_UPDATE_NEXT_SEQ = (
     "UPDATE memories SET "
     + ", ".join(f"{c} = %s" for c in MEMORY_FIELDS[1:])
-    + ", seq = %s WHERE id = %s"
+    + ", seq = nextval('change_seq') WHERE id = %s"
 )
 
 
@@ -137,16 +137,21 @@ class PostgresStore(
         return {r[0]: row_to_memory(r) for r in rows}
 
     def put_memory(self, record: MemoryRecord, *, expected_version: int | None = None) -> None:
+        # One statement: the version check is part of the UPDATE's WHERE, and the change
+        # number is drawn in it, under the writer lock the transaction holds (as
+        # next_seqs would). Only when no row matched is the row read, to say why.
+        params = memory_params(record)
+        check = "" if expected_version is None else " AND version = %s"
+        args = (*params[1:], record.id, *(() if expected_version is None else (expected_version,)))
         with self._db.transaction():
-            rows = self._q("SELECT version FROM memories WHERE id = %s FOR UPDATE", (record.id,))
+            if self._w(_UPDATE_NEXT_SEQ + check, args):
+                return
+            rows = self._q("SELECT version FROM memories WHERE id = %s", (record.id,))
             if not rows:
                 raise NotFound(f"no memory with id {record.id!r}")
-            if expected_version is not None and rows[0][0] != expected_version:
-                raise ConflictError(
-                    f"memory {record.id} is at version {rows[0][0]}, expected {expected_version}"
-                )
-            params = memory_params(record)
-            self._w(_UPDATE, (*params[1:], self._next_seq(), record.id))
+            raise ConflictError(
+                f"memory {record.id} is at version {rows[0][0]}, expected {expected_version}"
+            )
 
     def delete_memory_row(self, memory_id: str) -> None:
         with self._db.transaction():
