@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from memfold.config import ConsolidationSettings
 from memfold.policy.evidence import supersede_evidence
 from memfold.policy.values.fact_update import FactLimits, fact_update, has_value_cue
 from memfold.policy.values.slots import read_slots
@@ -54,7 +55,7 @@ def test_a_text_of_many_facts_is_never_superseded_for_one_value() -> None:
     assert not fact_update(
         "My repository has 150 commits merged into the main branch",
         newer,
-        FactLimits(max_older_words=4),
+        FactLimits.from_settings(ConsolidationSettings(fact_update_max_older_words=4)),
     )
 
 

@@ -81,7 +81,7 @@ class RuleThresholds:
     # Concepts (manner adverbs, modifiers) one text may say more and still fold.
     elaboration_max_extra: int = 2
     # How a new value for one fact is read (``policy.values.fact_update``).
-    fact: FactLimits = field(default_factory=FactLimits)
+    fact: FactLimits = field(default_factory=FactLimits.default)
 
 
 @dataclass(frozen=True, slots=True)

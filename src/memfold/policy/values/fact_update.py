@@ -43,15 +43,20 @@ _ADDITIVE = ("also", "too", "as well", "additionally", "in addition", "another",
 
 @dataclass(frozen=True, slots=True)
 class FactLimits:
-    """How one fact's value update is read (from ConsolidationSettings ``fact_update_*``)."""
+    """How one fact's value update is read (``ConsolidationSettings.fact_update_*``; the
+    values live there alone: ``default()`` reads the settings' defaults)."""
 
     # Words of what the statement is about both must share (values and framing aside).
-    min_shared: int = 2
+    min_shared: int
     # An older text with more values, or more content words, is not one fact.
-    max_older_values: int = 2
-    max_older_words: int = 24
+    max_older_values: int
+    max_older_words: int
     # How far before a value "now" or a change verb ("moving the call ... to") may stand.
-    cue_reach: int = 8
+    cue_reach: int
+
+    @classmethod
+    def default(cls) -> FactLimits:
+        return _DEFAULT
 
     @classmethod
     def from_settings(cls, settings: ConsolidationSettings) -> FactLimits:
@@ -66,7 +71,7 @@ class FactLimits:
 def fact_update(older: str, newer: str, limits: FactLimits | None = None) -> str:
     """Why ``newer`` gives a value of ``older`` a new state (a reason), or "" if it does
     not (see the module docstring)."""
-    limits = limits or FactLimits()
+    limits = limits or FactLimits.default()
     if tx.is_question(newer) or tx.is_question(older) or tx.has_phrase(newer, _ADDITIVE):
         return ""
     old_slots = read_slots(older)
@@ -128,7 +133,7 @@ def _same_attribute(
 
 def has_value_cue(text: str, limits: FactLimits | None = None) -> bool:
     """Does a change cue govern one of ``text``'s values ("the new April 25 deadline")?"""
-    limits = limits or FactLimits()
+    limits = limits or FactLimits.default()
     words = [t.lower() for t in tx.tokens(text)]
     return any(
         not s.was and not s.delta and cue_before(words, s.start, limits.cue_reach)
@@ -152,3 +157,6 @@ def _same_owner(older: str, newer: str) -> bool:
         if left and right and left != right:
             return False
     return True
+
+
+_DEFAULT = FactLimits.from_settings(ConsolidationSettings())
