@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC
+from typing import cast
 
 from memfold.engine.context import Context
 from memfold.engine.snapshot import state
 from memfold.errors import ConflictError
 from memfold.model import Link, LinkKind, MemoryRecord
-from memfold.store.base import NewLogEntry, Savepoints
+from memfold.store.base import NewLogEntry, Savepoints, Store, WrittenRows
 
 
 @dataclass
@@ -67,22 +69,38 @@ def commit(ctx: Context, change: ChangeSet, *, inside: Callable[[int], None] | N
         link_ids = [*touched, *(lk.src for lk in change.remove_links)]
         links_before = store.links_for(link_ids)
         before = {mid: current.get(mid) for mid in touched}
+        # The rows as the writes left them, when the store hands them back (else read).
+        returning = _written_rows(store)
+        written: dict[str, MemoryRecord | None] = {}
         for rec in change.creates:
-            store.insert_memories([rec])
+            if returning is None:
+                store.insert_memories([rec])
+            else:
+                written[rec.id] = returning.insert_memory_returning(rec)
         for rec in change.writes:
             live = current.get(rec.id)
             if live is not None and change.undoes is None:
                 # Retrievals counted since the change was planned are not content: keep them.
                 rec.access_count = max(rec.access_count, live.access_count)
                 rec.last_access_at = live.last_access_at or rec.last_access_at
-            store.put_memory(rec)
+            if returning is None:
+                store.put_memory(rec)
+            else:
+                written[rec.id] = returning.put_memory_returning(rec)
         for mid in change.deletes:
             store.delete_memory_row(mid)
+            written[mid] = None
         store.remove_links([(lk.src, lk.dst, lk.kind) for lk in change.remove_links])
         store.add_links(change.add_links)
-        after_records = store.get_memories(touched)
-        after = {mid: after_records.get(mid) for mid in touched}
-        links_after = store.links_for(link_ids)
+        if returning is None:
+            after_records = store.get_memories(touched)
+            after = {mid: after_records.get(mid) for mid in touched}
+            links_after = store.links_for(link_ids)
+        else:
+            # Under the writer lock nothing else wrote them since they were read: a row
+            # this change did not write is as read, its links as read plus its own edits.
+            after = {mid: written[mid] if mid in written else current.get(mid) for mid in touched}
+            links_after = links_after_edits(links_before, change, link_ids)
         log_id = store.append_log(
             NewLogEntry(
                 path=change.path,
@@ -105,6 +123,32 @@ def commit(ctx: Context, change: ChangeSet, *, inside: Callable[[int], None] | N
         if inside is not None:
             inside(log_id)
     return log_id
+
+
+def _written_rows(store: Store) -> WrittenRows | None:
+    """The store when its own class hands back the rows it writes; None for a wrapper
+    that passes other calls on (``__getattr__``): it may watch the writes (review's
+    step hooks), so they must go through its ``insert_memories`` and ``put_memory``."""
+    names = ("insert_memory_returning", "put_memory_returning")
+    if all(callable(getattr(type(store), name, None)) for name in names):
+        return cast(WrittenRows, store)
+    return None
+
+
+def links_after_edits(before: list[Link], change: ChangeSet, ids: list[str]) -> list[Link]:
+    """What ``links_for(ids)`` returns once ``change``'s link edits are applied to the
+    links it returned before (``before``): the removed ones gone, each added one in
+    place of the link of the same key (``add_links`` upserts), in the same order
+    (creation time, then source, target and kind)."""
+    wanted = set(ids)
+    gone = {(lk.src, lk.dst, lk.kind) for lk in change.remove_links}
+    now = {(lk.src, lk.dst, lk.kind): lk for lk in before if (lk.src, lk.dst, lk.kind) not in gone}
+    for lk in change.add_links:
+        if lk.src in wanted or lk.dst in wanted:
+            made = lk.created_at if lk.created_at.tzinfo else lk.created_at.replace(tzinfo=UTC)
+            added = Link(lk.src, lk.dst, LinkKind(lk.kind), float(lk.weight), made)
+            now[(lk.src, lk.dst, lk.kind)] = added
+    return sorted(now.values(), key=lambda lk: (lk.created_at, lk.src, lk.dst, lk.kind.value))
 
 
 def link(src: str, dst: str, kind: LinkKind, weight: float = 1.0) -> Link:

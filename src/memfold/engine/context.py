@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -27,6 +29,10 @@ class Context:
     # What "now" is for the lifecycle (retention, TTL, ticks): replaceable, so tests and
     # simulations run months in seconds.
     clock: Callable[[], datetime] = field(default=utcnow)
+    # Per thread: whether a ``one_index_sync`` block is open and has synced the index.
+    _held: threading.local = field(
+        default_factory=threading.local, init=False, repr=False, compare=False
+    )
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts))
@@ -36,6 +42,28 @@ class Context:
         return vec
 
     def synced_index(self) -> VectorIndex:
-        """The index after applying every change any process has committed."""
-        self.index.sync(self.store)
+        """The index after applying every change any process has committed (inside this
+        thread's ``one_index_sync`` block: as of the block's first sync)."""
+        held = self._held
+        if not getattr(held, "open", False) or not getattr(held, "synced", False):
+            self.index.sync(self.store)
+            held.synced = True
         return self.index
+
+    @contextmanager
+    def one_index_sync(self) -> Iterator[None]:
+        """Inside the block, this thread's searches sync the index once, at the first,
+        and later ones read it as of that sync (``index.seq`` tells which change number)
+        instead of asking the store for its change number again before each (a round
+        trip each on PostgreSQL). For a pass's preparation, which writes no memory
+        meanwhile: its searches see the store as one moment, the first search's. Nested
+        blocks join the outer one; other threads sync as before."""
+        held = self._held
+        if getattr(held, "open", False):
+            yield
+            return
+        held.open, held.synced = True, False
+        try:
+            yield
+        finally:
+            held.open = False

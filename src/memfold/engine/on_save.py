@@ -200,7 +200,8 @@ def _stale(
         return False
     group.flush()  # candidates_for may search: the index must see committed rows only
     refound = _refound(ctx, item, changes, found)
-    now = candidates_for(ctx, record, refound, known)
+    with ctx.one_index_sync():  # its searches (a backlog may need several): one sync
+        now = candidates_for(ctx, record, refound, known)
     fresh = {(c.memory.id, c.memory.version) for c in now}
     return fresh != {(c.memory.id, c.memory.version) for c in item.candidates}
 
@@ -279,8 +280,10 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
     todo = list(jobs)
     known: dict[str, int] = {}  # insertion order read in this pass (never changes)
     while todo:
-        since = PassChanges(ctx.store, ctx.store.max_seq())
-        done, live, found = _prepare_all(ctx, todo, known)
+        # One sync for the preparation's searches; the pass follows the changes after it.
+        with ctx.one_index_sync():
+            since = PassChanges(ctx.store, ctx.synced_index().seq)
+            done, live, found = _prepare_all(ctx, todo, known)
         outcomes.extend(done)
         asked = [item for _, item in live if item.candidates]
         answers = iter(job_steps.decide(ctx, judge, asked) if asked else [])

@@ -86,6 +86,13 @@ class VectorIndex(IndexQueries, ChunkMerger):
         self.loads = 0  # scopes read from the store so far (reloads after eviction count)
 
     # keeping in step -----------------------------------------------------------
+    @property
+    def seq(self) -> int:
+        """The change number the index is in step with: every change up to it is applied
+        to the loaded scopes (a scope loaded later is read whole, newer still)."""
+        with self._lock:
+            return self._seq
+
     def sync(self, feed: ChangeFeed | None = None) -> int:
         """Apply every change written since the last sync to the loaded scopes; returns
         how many feed rows were read. ``feed``: the store to follow, if none was given."""

@@ -382,6 +382,19 @@ class Savepoints(Protocol):
         ...
 
 
+class WrittenRows(Protocol):
+    """A store whose memory writes hand back each row as stored (PostgreSQL: RETURNING),
+    so a logged change need not read its rows again after writing them
+    (``engine.changes.commit``, which asks the store's class, not a wrapper's). Same
+    checks and atomicity as ``insert_memories`` and ``put_memory``."""
+
+    def insert_memory_returning(self, record: MemoryRecord) -> MemoryRecord: ...
+
+    def put_memory_returning(
+        self, record: MemoryRecord, *, expected_version: int | None = None
+    ) -> MemoryRecord: ...
+
+
 @runtime_checkable
 class DatabaseVectorSearch(Protocol):
     """A store that finds nearest vectors itself (PostgreSQL: pgvector's HNSW index or

@@ -262,6 +262,19 @@ class Connections:
                 return int(row[0]) if row else 0
             return cur.rowcount
 
+    def write_unlocked(self, sql: str, params: Params = ()) -> int:
+        """Run one statement that needs no writer lock: a row of a table that no version
+        check, change number or job depends on (an LLM call's usage). Inside the
+        thread's open transaction it joins it; else it runs alone in autocommit, atomic
+        by itself: one round trip, not four (BEGIN, the lock, the statement, COMMIT).
+        Returns what ``write`` returns."""
+        with self.connection() as conn, translated(self.url):
+            cur = conn.execute(sql, params, binary=True)
+            if cur.description:
+                row = cur.fetchone()
+                return int(row[0]) if row else 0
+            return cur.rowcount
+
     def write_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> int:
         if not rows:
             return 0

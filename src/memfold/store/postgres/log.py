@@ -50,39 +50,37 @@ class LogTablesMixin:
 
     # audit log --------------------------------------------------------------
     def append_log(self, entry: NewLogEntry) -> int:
-        with self._db.transaction():
-            log_id = self._w(
-                "INSERT INTO consolidation_log (time, path, action, input_ids, output_ids, "
-                "similarity, confidence, reasoning, judge, model, prompt_version, prompt_tokens, "
-                "completion_tokens, before, after, undoes) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                "RETURNING id",
-                (
-                    _now(),
-                    entry.path,
-                    entry.action,
-                    Jsonb(entry.input_ids),
-                    Jsonb(entry.output_ids),
-                    entry.similarity,
-                    entry.confidence,
-                    entry.reasoning,
-                    entry.judge,
-                    entry.model,
-                    entry.prompt_version,
-                    entry.prompt_tokens,
-                    entry.completion_tokens,
-                    Jsonb(entry.before or {}),
-                    Jsonb(entry.after or {}),
-                    entry.undoes,
-                ),
-            )
-            touched = sorted(set(entry.input_ids) | set(entry.output_ids))
-            self._db.write_many(
-                "INSERT INTO log_memories (log_id, memory_id) VALUES (%s, %s) "
-                "ON CONFLICT DO NOTHING",
-                [(log_id, m) for m in touched],
-            )
-            return log_id
+        # One statement: the entry, and its rows of the memory index (a data-modifying
+        # WITH; both or neither).
+        touched = sorted(set(entry.input_ids) | set(entry.output_ids))
+        return self._w(
+            "WITH entry AS (INSERT INTO consolidation_log (time, path, action, input_ids, "
+            "output_ids, similarity, confidence, reasoning, judge, model, prompt_version, "
+            "prompt_tokens, completion_tokens, before, after, undoes) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "RETURNING id), indexed AS (INSERT INTO log_memories (log_id, memory_id) "
+            "SELECT entry.id, m FROM entry CROSS JOIN unnest(%s::text[]) AS m "
+            "ON CONFLICT DO NOTHING) SELECT id FROM entry",
+            (
+                _now(),
+                entry.path,
+                entry.action,
+                Jsonb(entry.input_ids),
+                Jsonb(entry.output_ids),
+                entry.similarity,
+                entry.confidence,
+                entry.reasoning,
+                entry.judge,
+                entry.model,
+                entry.prompt_version,
+                entry.prompt_tokens,
+                entry.completion_tokens,
+                Jsonb(entry.before or {}),
+                Jsonb(entry.after or {}),
+                entry.undoes,
+                touched,
+            ),
+        )
 
     def get_log(self, log_id: int) -> LogEntry | None:
         rows = self._q(f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id = %s", (log_id,))

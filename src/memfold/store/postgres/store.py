@@ -50,6 +50,12 @@ _UPDATE_NEXT_SEQ = (
     + ", ".join(f"{c} = %s" for c in MEMORY_FIELDS[1:])
     + ", seq = nextval('change_seq') WHERE id = %s"
 )
+# One row, its change number drawn in the statement, the row as stored handed back.
+_INSERT_RETURNING = (
+    f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) "
+    f"VALUES ({', '.join(['%s'] * len(MEMORY_FIELDS))}, nextval('change_seq')) "
+    f"RETURNING {MEMORY_COLUMNS}"
+)
 
 
 class PostgresStore(
@@ -136,7 +142,18 @@ class PostgresStore(
         rows = self._q(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ANY(%s)", (wanted,))
         return {r[0]: row_to_memory(r) for r in rows}
 
+    def insert_memory_returning(self, record: MemoryRecord) -> MemoryRecord:
+        """``insert_memories([record])`` in one statement; the row as stored."""
+        with self._db.transaction():
+            return row_to_memory(self._q(_INSERT_RETURNING, memory_params(record))[0])
+
     def put_memory(self, record: MemoryRecord, *, expected_version: int | None = None) -> None:
+        self.put_memory_returning(record, expected_version=expected_version)
+
+    def put_memory_returning(
+        self, record: MemoryRecord, *, expected_version: int | None = None
+    ) -> MemoryRecord:
+        """``put_memory``; the row as stored (RETURNING: no read after the write)."""
         # One statement: the version check is part of the UPDATE's WHERE, and the change
         # number is drawn in it, under the writer lock the transaction holds (as
         # next_seqs would). Only when no row matched is the row read, to say why.
@@ -144,8 +161,9 @@ class PostgresStore(
         check = "" if expected_version is None else " AND version = %s"
         args = (*params[1:], record.id, *(() if expected_version is None else (expected_version,)))
         with self._db.transaction():
-            if self._w(_UPDATE_NEXT_SEQ + check, args):
-                return
+            stored = self._q(f"{_UPDATE_NEXT_SEQ}{check} RETURNING {MEMORY_COLUMNS}", args)
+            if stored:
+                return row_to_memory(stored[0])
             rows = self._q("SELECT version FROM memories WHERE id = %s", (record.id,))
             if not rows:
                 raise NotFound(f"no memory with id {record.id!r}")

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memfold.model import JSONDict, utcnow
+from memfold.store.postgres.connection import Connections
 
 _EARLIEST = datetime.fromisoformat("0001-01-01T00:00:00+00:00")
 _KEYS = (
@@ -25,8 +26,8 @@ _KEYS = (
 class UsageTableMixin:
     """Records every LLM call and sums them by task and day (UTC)."""
 
+    _db: Connections
     _q: Callable[..., list[tuple[Any, ...]]]
-    _w: Callable[..., int]
 
     def record_llm_call(
         self,
@@ -41,7 +42,9 @@ class UsageTableMixin:
         error: str | None = None,
         time: datetime | None = None,
     ) -> int:
-        return self._w(
+        # Without the writer lock: a usage row is alone in its table, read only as sums
+        # (the daily budget), and the call it records has already happened.
+        return self._db.write_unlocked(
             "INSERT INTO llm_calls (time, task, role, model, prompt_tokens, completion_tokens, "
             "latency_ms, outcome, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
             "RETURNING id",
