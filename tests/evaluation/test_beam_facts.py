@@ -66,3 +66,38 @@ def test_a_fact_of_the_original_retired_for_the_update_is_handled(
 def test_the_annotation_is_dropped_and_nothing_else() -> None:
     assert bare("I have 10 cards ->-> 2,25") == "I have 10 cards"
     assert bare("the ratio 1,2 -> 3") == "the ratio 1,2 -> 3"
+
+
+def test_a_fact_retired_for_the_update_and_then_for_a_newer_one_is_handled(
+    tmp_path: Path, embedder: LocalEmbedder
+) -> None:
+    # The meeting moves twice: the first fact was retired for the update, whose fact a
+    # still newer one retired since (as with whole messages, ``run_beam.handled``).
+    chat = _chat(
+        "I have a Zoom meeting with Professor Danielle on March 22 at 3 PM to review my draft",
+        "I'm kinda worried about missing the Zoom meeting with Professor Danielle, so can "
+        "you remind me that it's rescheduled to March 22 at 4:30 PM?",
+        "I'm kinda worried about missing the Zoom meeting with Professor Danielle, it's "
+        "now rescheduled to March 25 at 10 AM",
+    )
+    with make_progress() as progress:
+        env = EvalEnv(
+            tmp_path,
+            "dev",
+            "rules",
+            Settings(),
+            CachingEmbedder(embedder, None),
+            tmp_path,
+            progress,
+        )
+        mem = env.memory("beam-facts", "sync")
+        try:
+            facts = ingest_facts(mem, chat, env)
+            (found,) = retired_for(mem, facts, ("0",), ("2",))
+            assert "4:30 PM" in found["for"] and "March 25" in found["now"]
+            (moved,) = facts.by_message["2"]
+            assert mem.get(moved).status is not Status.ACTIVE
+            # The update's own fact is no original retired for it.
+            assert retired_for(mem, facts, ("2",), ("2",)) == []
+        finally:
+            mem.close()

@@ -8,7 +8,7 @@ import pytest
 from memfold.config import ConsolidationSettings
 from memfold.policy.evidence import supersede_evidence
 from memfold.policy.values.fact_update import FactLimits, fact_update, has_value_cue
-from memfold.policy.values.slots import read_slots
+from memfold.policy.values.slots import read_slots, set_before
 
 DEADLINE = "I have a deadline of April 1, 2024, for the first sprint of my portfolio website"
 
@@ -42,6 +42,36 @@ def test_a_changed_value_of_one_fact_is_a_new_value(older: str, newer: str) -> N
     assert not fact_update(newer, older)
 
 
+WORD_GOAL = "I'm struggling with my writing goals, like targeting 1,200 words per week for my essay"
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "I just found out my weekly essay word count was adjusted to 1,350 words",
+        "I'm behind on my essay, and my weekly word target was revised to 1,000 words",
+    ],
+)
+def test_a_goal_given_a_new_value_by_a_verb_that_sets_one(newer: str) -> None:
+    # "adjusted to" / "revised to" set a value: of a goal as well as of a state.
+    assert fact_update(WORD_GOAL, newer)
+    assert supersede_evidence(newer, WORD_GOAL, 0.6).found
+    assert not fact_update(newer, WORD_GOAL)
+
+
+ACCURACY = "My accuracy on conditional probability problems improved from 60% to 85% over 2 weeks"
+
+
+def test_a_change_and_how_long_it_took_state_one_value() -> None:
+    older = f"{ACCURACY}, after completing 8 problems"
+    newer = "I've now increased my practice to 12 conditional probability problems"
+    was, now, took, count = read_slots(older)
+    assert was.was and took.span and not (now.span or count.span)
+    assert fact_update(older, newer)
+    assert supersede_evidence(newer, older, 0.6).found
+    assert not fact_update(newer, older)
+
+
 def test_a_text_of_many_facts_is_never_superseded_for_one_value() -> None:
     message = (
         "I'm trying to manage my repository, and I've already tagged release v1.0.0 on "
@@ -66,6 +96,47 @@ def test_a_text_of_many_facts_is_never_superseded_for_one_value() -> None:
             "I'm trying to achieve 100% test coverage on my API integration module",
             "the test coverage for my API integration module has recently improved to 78%",
             "a goal is not a progress figure",
+        ),
+        (
+            WORD_GOAL,
+            "my weekly essay word count has improved to 1,350 words",
+            "progress toward a goal is no new goal",
+        ),
+        (
+            "I'm trying to achieve 100% test coverage on my payment module",
+            "the test coverage of my payment module was updated to 78% after the new suite",
+            "'updated to' reports a state as often as it sets a goal",
+        ),
+        (WORD_GOAL, "I'm still targeting 1,350 words per week for my essay", "a goal, no cue"),
+        (
+            WORD_GOAL,
+            "the page limit for my essay was adjusted to 12 pages",
+            "a goal of words is not a limit of pages",
+        ),
+        (
+            "I wrote 1,200 words this week for my essay",
+            "my weekly essay goal was adjusted to 1,350 words",
+            "a state is not the goal its noun phrase names",
+        ),
+        (
+            ACCURACY,
+            "I've now extended my probability practice to 3 weeks",
+            "how long a change took is no value of its own",
+        ),
+        (
+            "I practiced 8 probability problems over 2 weeks",
+            "I've now increased my practice to 12 probability problems",
+            "a duration with no change is a value of its own",
+        ),
+        (
+            f"{ACCURACY}, after completing 8 problems with 3 tutors",
+            "I've now increased my practice to 12 conditional probability problems",
+            "three states are more than one fact",
+        ),
+        (
+            "My repository has 150 commits and 12 branches merged",
+            "the commits merged into the main branch have now reached 165",
+            "two counts of different nouns, one changed: the other would be hidden",
         ),
         (
             "I scored 4/5 on the 5 coin toss problems in probability",
@@ -141,3 +212,7 @@ def test_values_know_their_kind_noun_and_cue() -> None:
     assert has_value_cue("the new April 25 deadline")
     assert has_value_cue("it was rescheduled to March 22 at 4:30 PM")
     assert not has_value_cue("my April 20 deadline")
+    (goal,) = read_slots("my weekly word goal was adjusted to 1,350 words")
+    assert goal.goal and goal.after == {"word"}
+    assert set_before(["it", "was", "adjusted", "to", "1,350", "words"], 4, 8)
+    assert not set_before(["it", "has", "improved", "to", "1,350", "words"], 4, 8)

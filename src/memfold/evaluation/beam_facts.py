@@ -7,8 +7,10 @@ messages. BEAM's "->-> session,turn" annotation at a message's end is dropped fi
 is the data set's index, not what the user said (a number the extractor would read as a
 value). A knowledge update is *handled by consolidation* when a fact of an original
 message was retired (``superseded_by``) for a fact of an updated message: one fact,
-never the whole message. Every supersede of the run is listed (``supersedes``) so that
-a wrong one can be seen.
+never the whole message; as with whole messages (``run_beam.handled``), the fact of the
+updated message may itself be retired later by a still newer one ("adjusted to 1,350
+words", then "from 1,200 to 1,500 words"). Every supersede of the run is listed
+(``supersedes``) so that a wrong one can be seen.
 """
 
 from __future__ import annotations
@@ -65,6 +67,22 @@ def ingest_facts(mem: Memory, chat: BeamChat, env: EvalEnv) -> FactStore:
     return facts
 
 
+def _chain(mem: Memory, record: MemoryRecord) -> list[MemoryRecord]:
+    """The memories that took ``record``'s place in turn (its ``superseded_by`` chain),
+    the one that stands for it now last; empty when it is active."""
+    out: list[MemoryRecord] = []
+    current = record
+    for _ in range(_MAX_CHAIN):
+        if current.status is Status.ACTIVE or not current.superseded_by:
+            break
+        try:
+            current = mem.get(current.superseded_by)
+        except NotFound:
+            break
+        out.append(current)
+    return out
+
+
 def _successor(mem: Memory, record: MemoryRecord) -> MemoryRecord | None:
     """The memory that stands for ``record`` now (its ``superseded_by`` chain's end)."""
     current: MemoryRecord | None = record
@@ -82,7 +100,8 @@ def retired_for(
     mem: Memory, facts: FactStore, original: tuple[str, ...], updated: tuple[str, ...]
 ) -> list[JSONDict]:
     """The facts of the original messages retired for a fact of an updated message
-    (none made from an updated message itself), with what stands for each now."""
+    (none made from an updated message itself): one on their ``superseded_by`` chain,
+    with what stands for each now (that fact, or a newer one that retired it since)."""
     out: list[JSONDict] = []
     for memory_id in dict.fromkeys(facts.memory_ids(original)):
         try:
@@ -91,9 +110,10 @@ def retired_for(
             continue
         if record.status is Status.ACTIVE or facts.messages_of(record) & set(updated):
             continue
-        now = _successor(mem, record)
-        if now is not None and facts.messages_of(now) & set(updated):
-            out.append({"original": record.text, "now": now.text})
+        chain = _chain(mem, record)
+        update = next((m for m in chain if facts.messages_of(m) & set(updated)), None)
+        if update is not None:
+            out.append({"original": record.text, "for": update.text, "now": chain[-1].text})
     return out
 
 

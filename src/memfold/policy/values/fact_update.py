@@ -11,15 +11,18 @@ sees the same statement with a new value:
   "moving ... to", "reached") and is no question;
 - the older text has exactly one value of the same kind (a date or time, a percentage, a
   count, a version), a state if the newer's is (a goal such as "achieve 100%" is kept
-  beside a progress figure), whose words are those of the newer's value ("8 cards" /
-  "10 cards", "deadline of April 1" / "new April 25 deadline");
+  beside a progress figure such as "improved to 78%"; only a verb that sets a value
+  gives a goal a new one: "targeting 1,200 words" / "it was adjusted to 1,350 words"),
+  whose words are those of the newer's value ("8 cards" / "10 cards", "deadline of
+  April 1" / "new April 25 deadline");
 - both share ``min_shared`` words of what the statement is about, framing and values
   aside, and name the same people and environments (``policy.subject``);
 - the values differ and the newer one does not still state the old one (unless as
   "from ..."), no other value of that kind changes with it ("paid 5 dollars for 2
   tickets" / "now paid 7 dollars for 3"); nothing additive ("also", "another") and no
   negation of the value;
-- the older text is one fact: at most ``max_older_values`` values and
+- the older text is one fact: at most ``max_older_values`` values (a change's old side
+  and how long it took aside: "improved from 60% to 85% over 2 weeks" states one) and
   ``max_older_words`` content words. A memory of many facts is never superseded whole
   because one of them changed: that needs it split into facts first
   (``policy.values.fact_split``).
@@ -34,7 +37,7 @@ from dataclasses import dataclass
 from memfold.config import ConsolidationSettings
 from memfold.policy import text as tx
 from memfold.policy.subject import markers
-from memfold.policy.values.slots import Slot, context_words, cue_before, read_slots
+from memfold.policy.values.slots import Slot, context_words, cue_before, read_slots, set_before
 
 # How far before a value a negation denies it ("is not April 25").
 _DENIAL_REACH = 2
@@ -75,7 +78,8 @@ def fact_update(older: str, newer: str, limits: FactLimits | None = None) -> str
     if tx.is_question(newer) or tx.is_question(older) or tx.has_phrase(newer, _ADDITIVE):
         return ""
     old_slots = read_slots(older)
-    if not old_slots or len(old_slots) > limits.max_older_values:
+    states = [o for o in old_slots if not (o.was or o.span)]
+    if not states or len(states) > limits.max_older_values:
         return ""
     if len(tx.content_sequence(older)) > limits.max_older_words:
         return ""
@@ -94,13 +98,20 @@ def fact_update(older: str, newer: str, limits: FactLimits | None = None) -> str
             continue
         if _denied(words, slot):
             continue
-        matched = [o for o in old_slots if _same_attribute(o, slot, about_old, about_new)]
+        sets = set_before(words, slot.start, limits.cue_reach)
+        matched = [
+            o for o in old_slots if _same_attribute(o, slot, about_old, about_new, sets=sets)
+        ]
         if len(matched) != 1:
             continue  # none, or two values it could be: not one fact's value
         old = matched[0]
         if old.value in stated or _denied(old_words, old):
             continue
-        gone = [o for o in old_slots if o.kind == slot.kind and not o.was and o.value not in stated]
+        gone = [
+            o
+            for o in old_slots
+            if o.kind == slot.kind and not (o.was or o.span) and o.value not in stated
+        ]
         if len(gone) > 1:
             continue  # several values of a kind changing at once: another statement
 
@@ -112,17 +123,21 @@ def fact_update(older: str, newer: str, limits: FactLimits | None = None) -> str
 
 
 def _same_attribute(
-    old: Slot, new: Slot, about_old: frozenset[str], about_new: frozenset[str]
+    old: Slot, new: Slot, about_old: frozenset[str], about_new: frozenset[str], *, sets: bool
 ) -> bool:
     """Are ``old`` and ``new`` values of one attribute? The same kind and unit, both
-    states or both goals; then either two counted nouns, one naming the other ("cards" /
-    "cards"; "daily call limit" / "calls", never "coin toss" / "conditional" problems),
-    or the noun phrase of the new value all found in the older text and that of the
-    old one in the newer ("the dashboard API response time" is not "the response
-    time" of another page)."""
-    if old.kind != new.kind or old.unit != new.unit or old.goal != new.goal:
+    states or both goals (or an older goal given a value by a verb that sets one,
+    ``sets``: "targeting 1,200 words" / "it was adjusted to 1,350 words"; progress such
+    as "improved to 78%" is no new goal); then either two counted nouns, one naming the
+    other ("cards" / "cards"; "daily call limit" / "calls", never "coin toss" /
+    "conditional" problems), or the noun phrase of the new value all found in the older
+    text and that of the old one in the newer ("the dashboard API response time" is not
+    "the response time" of another page)."""
+    if old.kind != new.kind or old.unit != new.unit:
         return False
-    if old.was or old.delta:
+    if old.goal != new.goal and not (old.goal and sets):
+        return False
+    if old.was or old.delta or old.span:
         return False
     if old.after and new.after:
         return old.after <= new.after or new.after <= old.after

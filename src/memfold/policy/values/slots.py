@@ -6,8 +6,10 @@ call ... on April 21 at 3 PM" one moment ("apr 21 3 pm"). Each value (``Slot``) 
 its kind, the content words around it (``head``), whether a change cue governs it ("the
 new April 25 deadline", "improved to 78%", "moving the call ... to April 22",
 "has now reached 165"), whether it is a goal rather than a state ("achieve 100%
-coverage", "targeting 1,200 words") and whether it is the old side of a change ("from
-60% to 85%"). A year alone is the dating of a fact, not a value of it. Pure: no I/O.
+coverage", "targeting 1,200 words", "my weekly goal ... 1,350 words"), whether a verb
+that sets values gives it ("adjusted to 1,350 words": ``set_before``) and whether it is
+the old side of a change ("from 60% to 85%") or how long the change took ("over 2
+weeks"). A year alone is the dating of a fact, not a value of it. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -50,11 +52,16 @@ _CHANGE_TO = (
     frozenset(
         tx.stem(w)
         for w in _words("""improved adjusted extended rescheduled postponed moved moving grown grew
-    rose risen boosted shifted""")
+    rose risen boosted shifted revised""")
     )
     | lx.CHANGE_STEMS_BEFORE_VALUE
     | lx.CHANGE_STEMS
 )
+# Verbs that set a value rather than report one reached: "it was adjusted to 1,350
+# words", "the estimate was revised to 6 weeks". What someone sets may be a goal
+# ("targeting 1,200 words") as well as a state; "improved to 78%" is progress, and
+# "changed" / "updated to 78%" report a state as often: neither is a new goal.
+_SET_TO = frozenset(tx.stem(w) for w in _words("adjusted revised"))
 # Words that mark the value right after them as the current one: "now", "has reached".
 _NOW = frozenset({"now"})
 _IRREGULAR_CHANGED = _words("grew grown rose risen became")
@@ -86,6 +93,10 @@ _SPEAKER = _words("i i'm i've i'd i'll we we're we've and but so")
 # Words that say how a value came or what one asks, never what it is a value of.
 _NOT_HEAD = FRAMING | _CHANGE_TO | _NOW | _REACHED | _APPROXIMATE | {"new", "currently"}
 _REACHED_REACH = 2
+# "from 60% to 85% over 2 weeks": a duration right after a change is how long it took,
+# part of the change, never a value of its own.
+_SPAN_WORDS = frozenset({"over", "in", "within"})
+_DURATIONS = frozenset(tx.stem(w) for w in _words("day days week weeks month months year years"))
 _HEAD_WORDS = 3
 
 
@@ -109,6 +120,7 @@ class Slot:
     goal: bool
     was: bool  # the old side of a change: "from 60% to 85%"
     delta: bool  # a difference, not a state: "5 more problems", "an extra 2 hours"
+    span: bool  # how long a change took: "from 60% to 85% over 2 weeks"
 
 
 def cue_before(words: list[str], start: int, reach: int) -> bool:
@@ -125,6 +137,18 @@ def cue_before(words: list[str], start: int, reach: int) -> bool:
     if start == 0 or words[start - 1] != "to":
         return False
     return any(_changed(w) for w in words[max(0, start - 1 - reach) : start - 1])
+
+
+def set_before(words: list[str], start: int, reach: int) -> bool:
+    """Is the value starting at token ``start`` of ``words`` (lowercased) set by a verb
+    that sets values: "to" right before it, "adjusted" / "revised" at most ``reach``
+    tokens before that ("it was adjusted to 1,350 words")?"""
+    if start == 0 or words[start - 1] != "to":
+        return False
+    return any(
+        w.endswith("ed") and tx.stem(w) in _SET_TO
+        for w in words[max(0, start - 1 - reach) : start - 1]
+    )
 
 
 def _changed(word: str) -> bool:
@@ -251,6 +275,14 @@ def read_slots(text: str) -> tuple[Slot, ...]:
             i += 1
             continue
         before = {tx.stem(w) for w in low[max(0, i - 3) : i]}
+        phrase = _before(low, i)
+        span = (
+            len(out) >= 2
+            and out[-2].was
+            and out[-1].end == i - 1
+            and low[i - 1] in _SPAN_WORDS
+            and _unit(low, end) in _DURATIONS
+        )
         out.append(
             Slot(
                 kind=kind,
@@ -258,11 +290,14 @@ def read_slots(text: str) -> tuple[Slot, ...]:
                 start=i,
                 end=end,
                 after=_after(low, end),
-                before=_before(low, i),
+                before=phrase,
                 unit=_unit(low, end),
-                goal=bool(before & _GOAL),
+                # "targeting 1,200 words", or a goal its noun phrase names ("my weekly
+                # goal was adjusted to 1,350 words").
+                goal=bool((before | phrase) & _GOAL),
                 was=i > 0 and low[i - 1] == "from",
                 delta=bool(_DELTA & {*low[end : end + 2], *low[max(0, i - 1) : i]}),
+                span=span,
             )
         )
         i = end
