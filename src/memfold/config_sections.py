@@ -274,9 +274,10 @@ class ConsolidationSettings(Section):
     # A new value for one fact (``memfold.policy.values.fact_update``: "the new April 25
     # deadline" for "my April 20 deadline"): both share fact_update_min_shared words of
     # what they are about; the older holds at most fact_update_max_older_values values
+    # (a change's old side and how long it took aside: "from 60% to 85% over 2 weeks")
     # and fact_update_max_older_words content words (one fact, never a message of many);
     # "now" or a change verb stands at most fact_update_cue_reach tokens before the value.
-    # Chosen on the BEAM dev chats (docs/benchmarks.md): 13 supersedes read among their
+    # Chosen on the BEAM dev chats (docs/benchmarks.md): 15 supersedes read among their
     # 891 value facts, all real updates; none on the dev pairs' must-not-merge pairs.
     fact_update_min_shared: int = Field(2, ge=1)
     fact_update_max_older_values: int = Field(2, ge=1)
