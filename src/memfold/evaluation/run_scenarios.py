@@ -119,6 +119,9 @@ def _run_one(mem: Memory, scenario: Scenario, scope: str) -> JSONDict:
     if decision is not None and decision.judge:
         proposed = decision.downgraded_from or decision.action
         row.update(proposed=proposed.value, confidence=decision.confidence, seconds=seconds)
+        # Why the guards refused a proposal, and what the judge said: what a reader of a
+        # missed case needs first.
+        row.update(reasons=list(decision.downgrade_reasons), reasoning=decision.reasoning)
     old_ok = _unchanged(mem, related)
     new_ok = _unchanged(mem, result.memory)
     if scenario.kind == "distinct":

@@ -94,13 +94,39 @@ def subject_difference(a: str, b: str) -> str | None:
     for what, left, right in (
         ("relation", ma.relations, mb.relations),
         ("environment", ma.environments, mb.environments),
-        ("possessive", ma.possessives, mb.possessives),
+        ("possessive", _owned_apart(a, ma, b), _owned_apart(b, mb, a)),
     ):
         if left != right:
             return f"{what} differs: {_show(left - right)} vs {_show(right - left)}"
     if ma.years and mb.years and ma.years != mb.years:
         return f"year differs: {_show(ma.years - mb.years)} vs {_show(mb.years - ma.years)}"
     return None
+
+
+def _owned_apart(text: str, mine: Markers, other: str) -> frozenset[str]:
+    """``text``'s possessives, less those ``other`` restates without the "'s": "Hamid's
+    sabbatical" / "Hamid will be on sabbatical", "the user's gym days" / "the user goes
+    to the gym" name one owner and one thing. The owner and the thing owned (the word
+    after "'s") must both be words of ``other``, and the thing not a person: "Sam's
+    team uses Jira" / "Sam uses Jira" stay apart (no "team"), and so do "Priya's
+    sister" / "Priya" (a relation word, which the relation marker reads anyway)."""
+    if not mine.possessives:
+        return mine.possessives
+    lows = [t.lower() for t in tx.tokens(text)]
+    theirs = [t.lower() for t in tx.tokens(other)]
+    plain = set(theirs)
+    stems = {tx.stem(w) for w in theirs}
+    kept = set(mine.possessives)
+    for i, word in enumerate(lows[:-1]):
+        owned = tx.stem(lows[i + 1])
+        if (
+            word in kept
+            and word.removesuffix("'s") in plain
+            and owned in stems
+            and owned not in RELATION_WORDS
+        ):
+            kept.discard(word)
+    return frozenset(kept)
 
 
 def added_markers(result: str, sources: list[str]) -> list[str]:
