@@ -69,7 +69,11 @@ class EmbedSettings(Section):
     base_url: str | None = None
     api_key: str | None = None
     batch_size: int = Field(64, ge=1)
+    # Local model: how many of its runs may go at once (each on one core). One text
+    # (an add, a query) is one single-threaded run; a call with parallel_min_texts
+    # texts or more is split into that many batches run concurrently.
     threads: int = Field(2, ge=1)
+    parallel_min_texts: int = Field(8, ge=2)
     max_tokens: int = Field(256, ge=8)
     timeout_s: float = Field(30.0, gt=0)
 

@@ -22,5 +22,8 @@ def make_embedder(settings: EmbedSettings) -> Embedder:
     from memfold.embed.local import LocalEmbedder
 
     return LocalEmbedder(
-        threads=settings.threads, batch_size=settings.batch_size, max_tokens=settings.max_tokens
+        threads=settings.threads,
+        batch_size=settings.batch_size,
+        max_tokens=settings.max_tokens,
+        parallel_min_texts=settings.parallel_min_texts,
     )

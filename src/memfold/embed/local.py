@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 
@@ -49,6 +51,7 @@ class LocalEmbedder:
         threads: int = 2,
         batch_size: int = 64,
         max_tokens: int = 256,
+        parallel_min_texts: int = 8,
     ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -59,11 +62,15 @@ class LocalEmbedder:
             raise ModelIntegrityError(
                 f"embedding model {path} has sha256 {actual}, expected {expected_sha256}"
             )
+        if threads < 1 or batch_size < 1 or parallel_min_texts < 2:
+            raise ValueError("threads and batch_size must be >= 1, parallel_min_texts >= 2")
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
+        # Each run uses only its calling thread: for one short text (an add, a query)
+        # an intra-op pool of 2 did no useful parallel work at M = 16 tokens yet cost
+        # ~30 % more CPU in wake-ups (docs/benchmarks.md, bench_add.py). Large calls
+        # use the cores instead by running their batches concurrently (``embed``).
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        # Spinning workers would keep both cores busy after each run and slow down the
-        # numpy search and SQLite work that follow every embedding.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(
             str(path), sess_options=options, providers=["CPUExecutionProvider"]
@@ -73,7 +80,13 @@ class LocalEmbedder:
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokenizer.no_padding()
         self._batch_size = batch_size
-        self._lock = threading.Lock()
+        self._threads = threads
+        self._parallel_min_texts = parallel_min_texts
+        # At most ``threads`` runs at once over all callers (a worker thread embedding
+        # beside the caller's add): each takes one core.
+        self._runs = threading.BoundedSemaphore(threads)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     @property
     def model_id(self) -> str:
@@ -89,13 +102,30 @@ class LocalEmbedder:
             return out
         # Batches of similar length waste less padding.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self._batch_size):
-            idx = order[start : start + self._batch_size]
-            out[idx] = self._embed_batch([texts[i] for i in idx])
+        size = self._batch_size
+        parallel = self._threads > 1 and len(texts) >= self._parallel_min_texts
+        if parallel:  # enough batches to keep every allowed core busy
+            size = min(size, math.ceil(len(texts) / self._threads))
+        batches = [order[start : start + size] for start in range(0, len(order), size)]
+        if len(batches) == 1:
+            out[batches[0]] = self._embed_batch([texts[i] for i in batches[0]])
+            return out
+        runs = self._executor().map(lambda idx: self._embed_batch([texts[i] for i in idx]), batches)
+        for idx, vectors in zip(batches, runs, strict=True):
+            out[idx] = vectors
         return out
 
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="memfold-embed")
+            return self._pool
+
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
+        if len(texts) == 1:  # encode_batch would hand one text to the tokenizer's pool
+            encodings = [self._tokenizer.encode(texts[0])]
+        else:
+            encodings = self._tokenizer.encode_batch(texts)
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(texts), width), dtype=np.int64)
         mask = np.zeros((len(texts), width), dtype=np.int64)
@@ -103,7 +133,7 @@ class LocalEmbedder:
             n = len(enc.ids)
             ids[row, :n] = enc.ids
             mask[row, :n] = 1
-        with self._lock:
+        with self._runs:
             (hidden,) = self._session.run(
                 ["last_hidden_state"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
