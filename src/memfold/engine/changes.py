@@ -100,7 +100,13 @@ def commit(ctx: Context, change: ChangeSet, *, inside: Callable[[int], None] | N
             # Under the writer lock nothing else wrote them since they were read: a row
             # this change did not write is as read, its links as read plus its own edits.
             after = {mid: written[mid] if mid in written else current.get(mid) for mid in touched}
-            links_after = links_after_edits(links_before, change, link_ids)
+            # SQLite's links_for keeps table order, which the edits cannot tell: read it.
+            sorted_links = getattr(type(store), "links_for_sorted", False)
+            links_after = (
+                links_after_edits(links_before, change, link_ids)
+                if sorted_links
+                else store.links_for(link_ids)
+            )
         log_id = store.append_log(
             NewLogEntry(
                 path=change.path,

@@ -383,10 +383,12 @@ class Savepoints(Protocol):
 
 
 class WrittenRows(Protocol):
-    """A store whose memory writes hand back each row as stored (PostgreSQL: RETURNING),
-    so a logged change need not read its rows again after writing them
+    """A store whose memory writes hand back each row as stored (PostgreSQL, SQLite >=
+    3.35: RETURNING), so a logged change need not read its rows again after writing them
     (``engine.changes.commit``, which asks the store's class, not a wrapper's). Same
-    checks and atomicity as ``insert_memories`` and ``put_memory``."""
+    checks and atomicity as ``insert_memories`` and ``put_memory``. A class whose
+    ``links_for`` orders links by creation time sets ``links_for_sorted = True``: the
+    change's links after are then derived from its edits, not read."""
 
     def insert_memory_returning(self, record: MemoryRecord) -> MemoryRecord: ...
 

@@ -142,6 +142,10 @@ class PostgresStore(
         rows = self._q(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ANY(%s)", (wanted,))
         return {r[0]: row_to_memory(r) for r in rows}
 
+    # links_for returns links ordered (created_at, src, dst, kind): engine.changes may
+    # derive a change's links after from its edits instead of reading them.
+    links_for_sorted = True
+
     def insert_memory_returning(self, record: MemoryRecord) -> MemoryRecord:
         """``insert_memories([record])`` in one statement; the row as stored."""
         with self._db.transaction():

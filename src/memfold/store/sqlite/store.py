@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
@@ -51,6 +52,8 @@ def _placeholders(n: int) -> str:
 # The columns put_memory sets (all but id), and those the full-text index reads.
 _UPDATE_COLUMNS = tuple(c.strip() for c in MEMORY_COLUMNS.split(","))[1:]
 _FULL_TEXT_COLUMNS = frozenset({"text", "scope_key"})
+# A write hands back the row it stored (SQLite >= 3.35); an older library reads it.
+_RETURNING = f" RETURNING {MEMORY_COLUMNS}" if sqlite3.sqlite_version_info >= (3, 35) else ""
 
 
 class SQLiteStore(
@@ -147,6 +150,17 @@ class SQLiteStore(
                 [(*memory_params(r), base + i) for i, r in enumerate(records)],
             )
 
+    def insert_memory_returning(self, record: MemoryRecord) -> MemoryRecord:
+        """``insert_memories([record])``; the row as stored (RETURNING, SQLite >= 3.35:
+        no read after the write; no trigger changes a ``memories`` row)."""
+        with self._db.transaction() as conn:
+            stored = conn.execute(
+                f"INSERT INTO memories ({MEMORY_COLUMNS}, seq) VALUES "
+                f"({_placeholders(len(_UPDATE_COLUMNS) + 2)}){_RETURNING}",
+                (*memory_params(record), self._next_seq()),
+            ).fetchall()
+            return row_to_memory(stored[0]) if stored else self._stored(record.id)
+
     def get_memory(self, memory_id: str) -> MemoryRecord | None:
         rows = self._q(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?", (memory_id,))
         return row_to_memory(rows[0]) if rows else None
@@ -164,6 +178,12 @@ class SQLiteStore(
         return out
 
     def put_memory(self, record: MemoryRecord, *, expected_version: int | None = None) -> None:
+        self.put_memory_returning(record, expected_version=expected_version)
+
+    def put_memory_returning(
+        self, record: MemoryRecord, *, expected_version: int | None = None
+    ) -> MemoryRecord:
+        """``put_memory``; the row as stored (RETURNING: no read after the write)."""
         with self._db.transaction() as conn:
             row = conn.execute(
                 "SELECT version, text, scope_key FROM memories WHERE id = ?", (record.id,)
@@ -185,10 +205,18 @@ class SQLiteStore(
                 if not (same_words and col in _FULL_TEXT_COLUMNS)
             ]
             assignments = ", ".join(f"{col} = ?" for col, _ in pairs)
-            conn.execute(
-                f"UPDATE memories SET {assignments}, seq = ? WHERE id = ?",
+            stored = conn.execute(
+                f"UPDATE memories SET {assignments}, seq = ? WHERE id = ?{_RETURNING}",
                 (*(value for _, value in pairs), self._next_seq(), record.id),
-            )
+            ).fetchall()
+            return row_to_memory(stored[0]) if stored else self._stored(record.id)
+
+    def _stored(self, memory_id: str) -> MemoryRecord:
+        """The row just written, read (a library without RETURNING)."""
+        stored = self.get_memory(memory_id)
+        if stored is None:  # written in this transaction: never
+            raise NotFound(f"no memory with id {memory_id!r}")
+        return stored
 
     def delete_memory_row(self, memory_id: str) -> None:
         with self._db.transaction() as conn:
