@@ -18,6 +18,8 @@ from typing import IO
 from memfold import Memory, Status
 
 WORKERS = 3
+# A worker stops after the batch it is deciding; the queue is empty by then.
+STOP_TIMEOUT_S = 60
 # Restatements of a few facts: most saves find a candidate and change the store
 # (UPDATE / REPLACE), so a save decided twice would show in the log.
 FACTS = [
@@ -55,12 +57,20 @@ def stop_workers(procs: Sequence[subprocess.Popen[str]], logs: Sequence[IO[str]]
     """SIGINT each worker, wait for it to exit; what each wrote."""
     for proc in procs:
         proc.send_signal(signal.SIGINT)
+    hung = []
     for proc in procs:
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()  # no worker outlives the test
+            proc.wait()
+            hung.append(proc.pid)
     outputs = []
     for log in logs:
         log.seek(0)
         outputs.append(log.read())
+    # What a worker that did not stop had written says where it was.
+    assert not hung, f"workers {hung} did not stop within {STOP_TIMEOUT_S} s: {outputs}"
     return outputs
 
 
