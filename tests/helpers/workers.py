@@ -54,9 +54,13 @@ def start_workers(
 
 
 def stop_workers(procs: Sequence[subprocess.Popen[str]], logs: Sequence[IO[str]]) -> list[str]:
-    """SIGINT each worker, wait for it to exit; what each wrote."""
+    """SIGTERM each worker, wait for it to exit; what each wrote. Not SIGINT: run from a
+    shell without job control (CI) the workers inherit SIGINT ignored, and one still
+    starting (before its handlers) under load would lose it and poll forever; SIGTERM
+    ends such a worker (it holds nothing yet) and stops a running one after its batch.
+    tests/consolidation/test_worker_signals.py covers SIGINT."""
     for proc in procs:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)
     hung = []
     for proc in procs:
         try:
@@ -70,7 +74,7 @@ def stop_workers(procs: Sequence[subprocess.Popen[str]], logs: Sequence[IO[str]]
         log.seek(0)
         outputs.append(log.read())
     # What a worker that did not stop had written says where it was.
-    assert not hung, f"workers {hung} did not stop within {STOP_TIMEOUT_S} s: {outputs}"
+    assert not hung, f"workers {hung} did not stop within {STOP_TIMEOUT_S} s of SIGTERM: {outputs}"
     return outputs
 
 

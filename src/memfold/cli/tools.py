@@ -34,7 +34,10 @@ def worker(
         render.say(f"consolidated {handled} saves")
 
     stop = threading.Event()
-    with open_memory(path, "queue") as mem, _stop_on_signals(stop):
+    # The handlers come first: a signal while the store and the embedder open (seconds
+    # under load) must stop the worker too, and a process that inherited SIGINT ignored
+    # would otherwise lose it and drain forever.
+    with _stop_on_signals(stop), open_memory(path, "queue") as mem:
         run_worker(mem.ctx, mem.judge, once=once, stop=stop, report=report)
 
 

@@ -92,7 +92,7 @@ def run_worker(
     poll = ctx.settings.consolidation.worker_poll_s
     total = 0
     schedule = TickSchedule(ctx, judge)
-    while True:
+    while not stop.is_set():  # set before the first pass: stopped while starting
         try:
             handled = drain(ctx, judge, stop=stop)
         except Exception:
@@ -106,6 +106,7 @@ def run_worker(
             report(handled)
         if once or stop.wait(poll):
             return total
+    return total
 
 
 class TickSchedule:
