@@ -27,6 +27,7 @@ from memfold.store.postgres.codec import (
     row_to_memory,
 )
 from memfold.store.postgres.connection import Connections, Params
+from memfold.store.postgres.dialect import POSTGRES
 from memfold.store.postgres.erase import EraseTablesMixin
 from memfold.store.postgres.filter_sql import filter_sql
 from memfold.store.postgres.jobs import JobsTableMixin
@@ -34,11 +35,11 @@ from memfold.store.postgres.keys import KeysMixin
 from memfold.store.postgres.keyword import KeywordSearchMixin
 from memfold.store.postgres.lifecycle import LifecycleScanMixin
 from memfold.store.postgres.log import LogTablesMixin
-from memfold.store.postgres.review import ReviewTablesMixin
 from memfold.store.postgres.scopes import ScopeQueriesMixin
 from memfold.store.postgres.transcripts import TranscriptTablesMixin
 from memfold.store.postgres.usage import UsageTableMixin
 from memfold.store.postgres.vector import VectorSearchMixin
+from memfold.store.sql.review import ReviewTables
 
 _FEED_BATCH = 2048  # change-feed rows read per query
 _INSERT = (
@@ -61,7 +62,7 @@ _INSERT_RETURNING = (
 class PostgresStore(
     LogTablesMixin,
     JobsTableMixin,
-    ReviewTablesMixin,
+    ReviewTables,
     UsageTableMixin,
     EraseTablesMixin,
     ScopeQueriesMixin,
@@ -71,6 +72,8 @@ class PostgresStore(
     TranscriptTablesMixin,
     KeysMixin,
 ):
+    _dialect = POSTGRES  # the shared tables' SQL (store/sql/)
+
     def __init__(
         self,
         url: str,
@@ -115,6 +118,9 @@ class PostgresStore(
 
     def _w(self, sql: str, params: Params = ()) -> int:
         return self._db.write(sql, params)
+
+    def _w_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> int:
+        return self._db.write_many(sql, rows)
 
     def schema_version(self) -> int:
         return self._db.schema_version()

@@ -29,8 +29,10 @@ from memfold.store.codec import (
     memory_params,
     row_to_memory,
 )
+from memfold.store.sql.review import ReviewTables
 from memfold.store.sqlite.bulk_insert import insert_rows
 from memfold.store.sqlite.connection import Connections
+from memfold.store.sqlite.dialect import SQLITE
 from memfold.store.sqlite.erase import EraseTablesMixin
 from memfold.store.sqlite.filter_sql import filter_sql
 from memfold.store.sqlite.jobs import JobsTableMixin
@@ -39,7 +41,6 @@ from memfold.store.sqlite.keyword_cache import RankingCache
 from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.lifecycle import LifecycleScanMixin
 from memfold.store.sqlite.log import LogTablesMixin
-from memfold.store.sqlite.review import ReviewTablesMixin
 from memfold.store.sqlite.scopes import ScopeQueriesMixin
 from memfold.store.sqlite.transcripts import TranscriptTablesMixin
 from memfold.store.sqlite.usage import UsageTableMixin
@@ -58,7 +59,7 @@ _RETURNING = f" RETURNING {MEMORY_COLUMNS}" if sqlite3.sqlite_version_info >= (3
 
 class SQLiteStore(
     JobsTableMixin,
-    ReviewTablesMixin,
+    ReviewTables,
     UsageTableMixin,
     EraseTablesMixin,
     ScopeQueriesMixin,
@@ -68,6 +69,8 @@ class SQLiteStore(
     KeysMixin,
     LogTablesMixin,
 ):
+    _dialect = SQLITE  # the shared tables' SQL (store/sql/)
+
     def __init__(
         self,
         path: str | Path,
@@ -124,6 +127,10 @@ class SQLiteStore(
                 if sql.lstrip().upper().startswith("INSERT")
                 else cur.rowcount
             )
+
+    def _w_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> int:
+        with self._db.transaction() as conn:
+            return conn.executemany(sql, rows).rowcount
 
     def schema_version(self) -> int:
         return self._db.schema_version()
