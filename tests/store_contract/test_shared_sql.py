@@ -3,8 +3,10 @@ tables must keep on both backends where the old per-backend code differed in how
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
+from memfold.policy.summary_parts import NewSummaryPart, PartKind
 from memfold.store.postgres.dialect import POSTGRES
 from memfold.store.sqlite.dialect import SQLITE
 
@@ -41,3 +43,14 @@ def test_a_pair_given_twice_is_queued_once_at_its_first_values(store: Any) -> No
     item = store.queue_item_for_pair("a", "b")
     assert (item.status, item.similarity, item.version_a) == ("pending", 0.6, 3)
     assert store.queue_pairs(key, []) == 0
+
+
+def test_erasing_more_sessions_than_one_list_holds(store: Any) -> None:
+    now = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    keys = [f"u:ana|s:{n}" for n in range(501)]  # past SQLite's 500 values a list
+    with store.transaction():
+        for key in keys:
+            store.append_summary_part(key, NewSummaryPart(PartKind.SUMMARY, "gist", 0, 1), now)
+    assert store.delete_transcripts([*keys, keys[0]]) == 501  # a key given twice counts once
+    assert store.transcript_sessions() == []
+    assert store.delete_transcripts([]) == 0

@@ -36,10 +36,10 @@ from memfold.store.postgres.keyword import KeywordSearchMixin
 from memfold.store.postgres.lifecycle import LifecycleScanMixin
 from memfold.store.postgres.log import LogTablesMixin
 from memfold.store.postgres.scopes import ScopeQueriesMixin
-from memfold.store.postgres.transcripts import TranscriptTablesMixin
 from memfold.store.postgres.usage import UsageTableMixin
 from memfold.store.postgres.vector import VectorSearchMixin
 from memfold.store.sql.review import ReviewTables
+from memfold.store.sql.transcripts import TranscriptTables
 
 _FEED_BATCH = 2048  # change-feed rows read per query
 _INSERT = (
@@ -69,7 +69,7 @@ class PostgresStore(
     KeywordSearchMixin,
     VectorSearchMixin,
     LifecycleScanMixin,
-    TranscriptTablesMixin,
+    TranscriptTables,
     KeysMixin,
 ):
     _dialect = POSTGRES  # the shared tables' SQL (store/sql/)

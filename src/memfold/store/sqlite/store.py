@@ -30,6 +30,7 @@ from memfold.store.codec import (
     row_to_memory,
 )
 from memfold.store.sql.review import ReviewTables
+from memfold.store.sql.transcripts import TranscriptTables
 from memfold.store.sqlite.bulk_insert import insert_rows
 from memfold.store.sqlite.connection import Connections
 from memfold.store.sqlite.dialect import SQLITE
@@ -42,7 +43,6 @@ from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.lifecycle import LifecycleScanMixin
 from memfold.store.sqlite.log import LogTablesMixin
 from memfold.store.sqlite.scopes import ScopeQueriesMixin
-from memfold.store.sqlite.transcripts import TranscriptTablesMixin
 from memfold.store.sqlite.usage import UsageTableMixin
 
 
@@ -65,7 +65,7 @@ class SQLiteStore(
     ScopeQueriesMixin,
     ScopedBm25Mixin,
     LifecycleScanMixin,
-    TranscriptTablesMixin,
+    TranscriptTables,
     KeysMixin,
     LogTablesMixin,
 ):

@@ -1,18 +1,19 @@
-"""SQLite tables of conversations: append-only transcripts and summary parts
-(engine/conversation). Rows are only ever inserted; the schema's triggers refuse an
-update (schema.py, migration 9)."""
+"""The conversation tables, for both backends: append-only transcripts and summary
+parts (engine/conversation). Rows are only ever inserted; each schema refuses an
+update. An append reads the session's last position and writes after it in one
+transaction, which holds the store's writer lock (SQLite's ``BEGIN IMMEDIATE``,
+PostgreSQL's advisory lock), so two appends to one session never draw one position."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from memfold.model import new_id, parse_time
 from memfold.policy.messages import Message, NewMessage, Role
 from memfold.policy.summary_parts import NewSummaryPart, PartKind, SummaryPart
-from memfold.store.sqlite.connection import Connections
+from memfold.store.sql.tables import SQLTables
 from memfold.store.transcripts import check_part, stamped
 
 _MESSAGE = "id, session_key, position, role, content, created_at, metadata"
@@ -25,37 +26,32 @@ def _time(value: object) -> datetime:
     return when
 
 
-def _message(row: tuple[Any, ...]) -> Message:
-    return Message(
-        id=row[0],
-        session_key=row[1],
-        position=int(row[2]),
-        role=Role(row[3]),
-        content=row[4],
-        created_at=_time(row[5]),
-        metadata=json.loads(row[6] or "{}"),
-    )
-
-
-def _part(row: tuple[Any, ...]) -> SummaryPart:
-    return SummaryPart(
-        id=row[0],
-        session_key=row[1],
-        part=int(row[2]),
-        kind=PartKind(row[3]),
-        text=row[4],
-        created_at=_time(row[5]),
-        covers_from=row[6],
-        covers_to=row[7],
-        replaces=tuple(json.loads(row[8] or "[]")),
-    )
-
-
-class TranscriptTablesMixin:
+class TranscriptTables(SQLTables):
     """``transcripts`` and ``summaries``: append, read, count; erased with a scope."""
 
-    _db: Connections
-    _q: Callable[..., list[tuple[Any, ...]]]
+    def _message(self, row: tuple[Any, ...]) -> Message:
+        return Message(
+            id=row[0],
+            session_key=row[1],
+            position=int(row[2]),
+            role=Role(row[3]),
+            content=row[4],
+            created_at=_time(row[5]),
+            metadata=dict(self._dialect.from_json(row[6]) or {}),
+        )
+
+    def _part(self, row: tuple[Any, ...]) -> SummaryPart:
+        return SummaryPart(
+            id=row[0],
+            session_key=row[1],
+            part=int(row[2]),
+            kind=PartKind(row[3]),
+            text=row[4],
+            created_at=_time(row[5]),
+            covers_from=row[6],
+            covers_to=row[7],
+            replaces=tuple(self._dialect.from_json(row[8]) or ()),
+        )
 
     def append_messages(
         self, session_key: str, messages: Sequence[NewMessage], now: datetime
@@ -64,20 +60,20 @@ class TranscriptTablesMixin:
         before the last message's is ``InvalidInput`` and writes nothing."""
         if not messages:
             return []
-        with self._db.transaction() as conn:
-            row = conn.execute(
+        with self._tx():
+            found = self._rows(
                 "SELECT position, created_at FROM transcripts WHERE session_key = ? "
                 "ORDER BY position DESC LIMIT 1",
                 (session_key,),
-            ).fetchone()
+            )
             rows = stamped(
                 session_key,
                 messages,
-                next_position=0 if row is None else int(row[0]) + 1,
-                last_time=None if row is None else _time(row[1]),
+                next_position=int(found[0][0]) + 1 if found else 0,
+                last_time=_time(found[0][1]) if found else None,
                 now=now,
             )
-            conn.executemany(
+            self._write_many(
                 f"INSERT INTO transcripts ({_MESSAGE}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
@@ -86,8 +82,8 @@ class TranscriptTablesMixin:
                         m.position,
                         m.role.value,
                         m.content,
-                        m.created_at.isoformat(),
-                        json.dumps(m.metadata, ensure_ascii=False),
+                        self._dialect.time(m.created_at),
+                        self._dialect.json(m.metadata),
                     )
                     for m in rows
                 ],
@@ -102,27 +98,26 @@ class TranscriptTablesMixin:
         if end is not None:
             sql += " AND position < ?"
             params.append(end)
-        return [_message(r) for r in self._q(sql + " ORDER BY position", params)]
+        return [self._message(r) for r in self._rows(sql + " ORDER BY position", params)]
 
     def count_messages(self, session_key: str) -> int:
-        return int(
-            self._q("SELECT count(*) FROM transcripts WHERE session_key = ?", (session_key,))[0][0]
-        )
+        sql = "SELECT count(*) FROM transcripts WHERE session_key = ?"
+        return int(self._rows(sql, (session_key,))[0][0])
 
     def append_summary_part(
         self, session_key: str, part: NewSummaryPart, now: datetime
     ) -> SummaryPart:
         """Append one part after the session's last (numbered from 0)."""
         check_part(part)
-        with self._db.transaction() as conn:
-            row = conn.execute(
+        with self._tx():
+            found = self._rows(
                 "SELECT coalesce(max(part), -1) FROM summaries WHERE session_key = ?",
                 (session_key,),
-            ).fetchone()
+            )
             out = SummaryPart(
                 id=new_id(),
                 session_key=session_key,
-                part=int(row[0]) + 1,
+                part=int(found[0][0]) + 1,
                 kind=part.kind,
                 text=part.text,
                 created_at=now,
@@ -130,7 +125,7 @@ class TranscriptTablesMixin:
                 covers_to=part.covers_to,
                 replaces=tuple(part.replaces),
             )
-            conn.execute(
+            self._write(
                 f"INSERT INTO summaries ({_PART}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     out.id,
@@ -138,24 +133,24 @@ class TranscriptTablesMixin:
                     out.part,
                     out.kind.value,
                     out.text,
-                    now.isoformat(),
+                    self._dialect.time(now),
                     out.covers_from,
                     out.covers_to,
-                    json.dumps(list(out.replaces)),
+                    self._dialect.json(list(out.replaces)),
                 ),
             )
         return out
 
     def summary_parts(self, session_key: str) -> list[SummaryPart]:
-        rows = self._q(
+        rows = self._rows(
             f"SELECT {_PART} FROM summaries WHERE session_key = ? ORDER BY part", (session_key,)
         )
-        return [_part(r) for r in rows]
+        return [self._part(r) for r in rows]
 
     # erasure ----------------------------------------------------------------
     def transcript_sessions(self) -> list[str]:
         """Every session key with a message or a summary part."""
-        rows = self._q(
+        rows = self._rows(
             "SELECT session_key FROM transcripts UNION SELECT session_key FROM summaries"
         )
         return sorted(str(r[0]) for r in rows)
@@ -163,13 +158,13 @@ class TranscriptTablesMixin:
     def delete_transcripts(self, session_keys: Sequence[str]) -> int:
         """Erase whole sessions (``Memory.forget`` of their scope): messages and summary
         parts; the rows deleted."""
+        keys = list(dict.fromkeys(session_keys))
+        if not keys:
+            return 0
         deleted = 0
-        with self._db.transaction() as conn:
-            for key in session_keys:
-                deleted += conn.execute(
-                    "DELETE FROM transcripts WHERE session_key = ?", (key,)
-                ).rowcount
-                deleted += conn.execute(
-                    "DELETE FROM summaries WHERE session_key = ?", (key,)
-                ).rowcount
+        with self._tx():
+            for chunk in self._dialect.chunks(keys):
+                clause, values = self._dialect.any_of("session_key", chunk)
+                deleted += self._write(f"DELETE FROM transcripts WHERE {clause}", values)
+                deleted += self._write(f"DELETE FROM summaries WHERE {clause}", values)
         return deleted
