@@ -29,7 +29,6 @@ from memfold.store.postgres.codec import (
     row_to_memory,
 )
 from memfold.store.postgres.connection import Connections
-from memfold.store.postgres.scopes import scope_clauses
 from memfold.store.sqlite.erase import scrubbed_state
 
 _REMOVED = "[removed: about an erased memory]"
@@ -74,15 +73,7 @@ class EraseTablesMixin:
     _tx: Callable[[], AbstractContextManager[None]]
 
     # finding what to erase -----------------------------------------------------------
-    def scope_memory_ids(
-        self, user_id: str | None, agent_id: str | None, session_id: str | None
-    ) -> list[str]:
-        clauses, params = scope_clauses(user_id, agent_id, session_id)
-        if not clauses:
-            raise ValueError("a scope needs at least one id")
-        rows = self._q(f"SELECT id FROM memories WHERE {' AND '.join(clauses)}", params)
-        return [str(r[0]) for r in rows]
-
+    # (a scope's memory ids: store/sql/scopes.py)
     def memories_made_from(self, ids: Sequence[str]) -> set[str]:
         """Memories whose ``consolidated_from`` names any of ``ids`` (merge results)."""
         if not ids:

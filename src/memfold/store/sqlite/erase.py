@@ -85,25 +85,7 @@ class EraseTablesMixin:
     _next_seq: Callable[..., int]
 
     # finding what to erase -----------------------------------------------------------
-    def scope_memory_ids(
-        self, user_id: str | None, agent_id: str | None, session_id: str | None
-    ) -> list[str]:
-        """Ids of every memory (any status) whose scope has the given ids; an id left
-        None matches any value."""
-        clauses, params = [], []
-        for column, value in (
-            ("user_id", user_id),
-            ("agent_id", agent_id),
-            ("session_id", session_id),
-        ):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        if not clauses:
-            raise ValueError("a scope needs at least one id")
-        where = " AND ".join(clauses)
-        return [str(r[0]) for r in self._q(f"SELECT id FROM memories WHERE {where}", params)]
-
+    # (a scope's memory ids: store/sql/scopes.py)
     def memories_made_from(self, ids: Sequence[str]) -> set[str]:
         """Memories whose ``consolidated_from`` names any of ``ids`` (merge results)."""
         found: set[str] = set()
