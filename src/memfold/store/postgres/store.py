@@ -36,10 +36,10 @@ from memfold.store.postgres.keyword import KeywordSearchMixin
 from memfold.store.postgres.lifecycle import LifecycleScanMixin
 from memfold.store.postgres.log import LogTablesMixin
 from memfold.store.postgres.scopes import ScopeQueriesMixin
-from memfold.store.postgres.usage import UsageTableMixin
 from memfold.store.postgres.vector import VectorSearchMixin
 from memfold.store.sql.review import ReviewTables
 from memfold.store.sql.transcripts import TranscriptTables
+from memfold.store.sql.usage import UsageTables
 
 _FEED_BATCH = 2048  # change-feed rows read per query
 _INSERT = (
@@ -63,7 +63,7 @@ class PostgresStore(
     LogTablesMixin,
     JobsTableMixin,
     ReviewTables,
-    UsageTableMixin,
+    UsageTables,
     EraseTablesMixin,
     ScopeQueriesMixin,
     KeywordSearchMixin,
@@ -121,6 +121,9 @@ class PostgresStore(
 
     def _w_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> int:
         return self._db.write_many(sql, rows)
+
+    def _w_unlocked(self, sql: str, params: Params = ()) -> int:
+        return self._db.write_unlocked(sql, params)
 
     def schema_version(self) -> int:
         return self._db.schema_version()

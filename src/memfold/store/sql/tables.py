@@ -3,7 +3,8 @@
 A backend store provides ``_q`` (a query's rows), ``_w`` (one statement in a
 transaction: an INSERT's new id where the dialect's ``returning_id`` asks for it,
 else the rows changed), ``_w_many`` (one statement for each row, in one transaction;
-the rows changed) and ``_tx`` (a transaction that nested calls join), and names its
+the rows changed), optionally ``_w_unlocked`` (a write without the writer lock)
+and ``_tx`` (a transaction that nested calls join), and names its
 ``Dialect``. The helpers below take statements written with ``?`` parameters.
 Nothing here adds a round trip: each helper is one call of the backend's method.
 """
@@ -27,6 +28,12 @@ class SQLTables:
     _w: Callable[..., int]
     _w_many: Callable[..., int]
     _tx: Callable[[], AbstractContextManager[None]]
+
+    def _w_unlocked(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """``_w`` for a row no version check, change number or job depends on (an LLM
+        call's usage): a backend with a write that skips its writer lock (PostgreSQL)
+        overrides this; SQLite has none, every write takes its lock."""
+        return self._w(sql, params)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         """A query's rows."""

@@ -1,28 +1,25 @@
-"""SQLite tables of links, the audit log (with its memory index) and key/value meta."""
+"""SQLite's part of the links and audit log tables (the rest is store/sql/log.py):
+adding links (INSERT OR REPLACE, so a re-added link moves to the end of table order,
+which ``links_for`` keeps), reading them, and appending a log entry and its rows of
+the memory index in two statements of one transaction."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
-from typing import Any
+from collections.abc import Iterable, Sequence
 
-from memfold.model import Link, LinkKind, LogEntry, parse_time, utcnow
+from memfold.model import Link, LinkKind, parse_time, utcnow
 from memfold.store.base import NewLogEntry
-from memfold.store.codec import LOG_COLUMNS, row_to_log
+from memfold.store.codec import row_to_log
+from memfold.store.sql.log import LogTables
 from memfold.store.sqlite.connection import Connections
 
 
-def _placeholders(n: int) -> str:
-    return ",".join("?" * n)
-
-
-class LogTablesMixin:
-    """Links between memories, the consolidation log, meta. Writes join a transaction."""
+class LogTablesMixin(LogTables):
+    """Links and log appends (see the module docstring). Writes join a transaction."""
 
     _db: Connections
-    _q: Callable[..., list[tuple[Any, ...]]]
-    _w: Callable[..., int]
+    _log_entry = staticmethod(row_to_log)
 
     # links ------------------------------------------------------------------
     def add_links(self, links: Sequence[Link]) -> None:
@@ -38,22 +35,15 @@ class LogTablesMixin:
                 ],
             )
 
-    def remove_links(self, links: Sequence[tuple[str, str, LinkKind]]) -> None:
-        with self._db.transaction() as conn:
-            conn.executemany(
-                "DELETE FROM links WHERE src = ? AND dst = ? AND kind = ?",
-                [(s, d, k.value) for s, d, k in links],
-            )
-
     def links_for(self, ids: Iterable[str]) -> list[Link]:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return []
-        ph = _placeholders(len(wanted))
+        src_in, values = self._dialect.any_of("src", wanted)
+        dst_in, _ = self._dialect.any_of("dst", wanted)
         rows = self._q(
-            f"SELECT src, dst, kind, weight, created_at FROM links "
-            f"WHERE src IN ({ph}) OR dst IN ({ph})",
-            [*wanted, *wanted],
+            f"SELECT src, dst, kind, weight, created_at FROM links WHERE {src_in} OR {dst_in}",
+            [*values, *values],
         )
         return [Link(r[0], r[1], LinkKind(r[2]), r[3], parse_time(r[4]) or utcnow()) for r in rows]
 
@@ -91,48 +81,3 @@ class LogTablesMixin:
                 [(log_id, m) for m in touched],
             )
             return log_id
-
-    def get_log(self, log_id: int) -> LogEntry | None:
-        rows = self._q(f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id = ?", (log_id,))
-        return row_to_log(rows[0]) if rows else None
-
-    def list_log(
-        self, *, limit: int = 50, memory_id: str | None = None, since: datetime | None = None
-    ) -> list[LogEntry]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if memory_id is not None:
-            clauses.append("id IN (SELECT log_id FROM log_memories WHERE memory_id = ?)")
-            params.append(memory_id)
-        if since is not None:
-            clauses.append("time >= ?")
-            params.append(since.isoformat())
-        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-        rows = self._q(
-            f"SELECT {LOG_COLUMNS} FROM consolidation_log{where} ORDER BY id DESC LIMIT ?",
-            [*params, limit],
-        )
-        return [row_to_log(r) for r in rows]
-
-    def logs_after_touching(self, log_id: int, memory_ids: Iterable[str]) -> list[LogEntry]:
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return []
-        rows = self._q(
-            f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id > ? AND undone_by IS NULL "
-            f"AND undoes IS NULL AND id IN (SELECT log_id FROM log_memories "
-            f"WHERE memory_id IN ({_placeholders(len(ids))})) ORDER BY id",
-            [log_id, *ids],
-        )
-        return [row_to_log(r) for r in rows]
-
-    def mark_log_undone(self, log_id: int, undone_by: int) -> None:
-        self._w("UPDATE consolidation_log SET undone_by = ? WHERE id = ?", (undone_by, log_id))
-
-    # key/value --------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        rows = self._q("SELECT value FROM meta WHERE key = ?", (key,))
-        return str(rows[0][0]) if rows else None
-
-    def set_meta(self, key: str, value: str) -> None:
-        self._w("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))

@@ -31,6 +31,7 @@ from memfold.store.codec import (
 )
 from memfold.store.sql.review import ReviewTables
 from memfold.store.sql.transcripts import TranscriptTables
+from memfold.store.sql.usage import UsageTables
 from memfold.store.sqlite.bulk_insert import insert_rows
 from memfold.store.sqlite.connection import Connections
 from memfold.store.sqlite.dialect import SQLITE
@@ -43,7 +44,6 @@ from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.lifecycle import LifecycleScanMixin
 from memfold.store.sqlite.log import LogTablesMixin
 from memfold.store.sqlite.scopes import ScopeQueriesMixin
-from memfold.store.sqlite.usage import UsageTableMixin
 
 
 def _placeholders(n: int) -> str:
@@ -60,7 +60,7 @@ _RETURNING = f" RETURNING {MEMORY_COLUMNS}" if sqlite3.sqlite_version_info >= (3
 class SQLiteStore(
     JobsTableMixin,
     ReviewTables,
-    UsageTableMixin,
+    UsageTables,
     EraseTablesMixin,
     ScopeQueriesMixin,
     ScopedBm25Mixin,
