@@ -6,14 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from psycopg.types.json import Jsonb
-
 from memfold.model import Link, LinkKind
-from memfold.model import utcnow as _now
 from memfold.store.base import NewLogEntry
 from memfold.store.postgres.codec import row_to_log
 from memfold.store.postgres.connection import Connections
-from memfold.store.sql.log import LogTables
+from memfold.store.sql.log import LOG_INSERT_COLUMNS, LOG_INSERT_COUNT, LogTables
+
+_APPEND_LOG = (
+    f"WITH entry AS (INSERT INTO consolidation_log ({LOG_INSERT_COLUMNS}) "
+    f"VALUES ({', '.join(['%s'] * LOG_INSERT_COUNT)}) RETURNING id), "
+    "indexed AS (INSERT INTO log_memories (log_id, memory_id) "
+    "SELECT entry.id, m FROM entry CROSS JOIN unnest(%s::text[]) AS m "
+    "ON CONFLICT DO NOTHING) SELECT id FROM entry"
+)
 
 
 class LogTablesMixin(LogTables):
@@ -47,31 +52,4 @@ class LogTablesMixin(LogTables):
         # One statement: the entry, and its rows of the memory index (a data-modifying
         # WITH; both or neither).
         touched = sorted(set(entry.input_ids) | set(entry.output_ids))
-        return self._w(
-            "WITH entry AS (INSERT INTO consolidation_log (time, path, action, input_ids, "
-            "output_ids, similarity, confidence, reasoning, judge, model, prompt_version, "
-            "prompt_tokens, completion_tokens, before, after, undoes) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-            "RETURNING id), indexed AS (INSERT INTO log_memories (log_id, memory_id) "
-            "SELECT entry.id, m FROM entry CROSS JOIN unnest(%s::text[]) AS m "
-            "ON CONFLICT DO NOTHING) SELECT id FROM entry",
-            (
-                _now(),
-                entry.path,
-                entry.action,
-                Jsonb(entry.input_ids),
-                Jsonb(entry.output_ids),
-                entry.similarity,
-                entry.confidence,
-                entry.reasoning,
-                entry.judge,
-                entry.model,
-                entry.prompt_version,
-                entry.prompt_tokens,
-                entry.completion_tokens,
-                Jsonb(entry.before or {}),
-                Jsonb(entry.after or {}),
-                entry.undoes,
-                touched,
-            ),
-        )
+        return self._w(_APPEND_LOG, (*self._log_params(entry), touched))

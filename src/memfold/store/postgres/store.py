@@ -31,12 +31,12 @@ from memfold.store.postgres.dialect import POSTGRES
 from memfold.store.postgres.erase import EraseTablesMixin
 from memfold.store.postgres.filter_sql import filter_sql
 from memfold.store.postgres.jobs import JobsTableMixin
-from memfold.store.postgres.keys import KeysMixin
 from memfold.store.postgres.keyword import KeywordSearchMixin
 from memfold.store.postgres.lifecycle import LifecycleScanMixin
 from memfold.store.postgres.log import LogTablesMixin
 from memfold.store.postgres.scopes import ScopeQueriesMixin
 from memfold.store.postgres.vector import VectorSearchMixin
+from memfold.store.sql.keys import KeyTables
 from memfold.store.sql.review import ReviewTables
 from memfold.store.sql.transcripts import TranscriptTables
 from memfold.store.sql.usage import UsageTables
@@ -70,7 +70,7 @@ class PostgresStore(
     VectorSearchMixin,
     LifecycleScanMixin,
     TranscriptTables,
-    KeysMixin,
+    KeyTables,
 ):
     _dialect = POSTGRES  # the shared tables' SQL (store/sql/)
 

@@ -10,9 +10,17 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from memfold.model import LinkKind, LogEntry
+from memfold.model import LinkKind, LogEntry, utcnow
+from memfold.store.base import NewLogEntry
 from memfold.store.codec import LOG_COLUMNS
 from memfold.store.sql.tables import SQLTables
+
+# The columns a new entry sets (``_log_params``); the backend's append supplies the SQL.
+LOG_INSERT_COLUMNS = (
+    "time, path, action, input_ids, output_ids, similarity, confidence, reasoning, judge, "
+    "model, prompt_version, prompt_tokens, completion_tokens, before, after, undoes"
+)
+LOG_INSERT_COUNT = LOG_INSERT_COLUMNS.count(",") + 1
 
 
 class LogTables(SQLTables):
@@ -30,6 +38,27 @@ class LogTables(SQLTables):
         )
 
     # audit log --------------------------------------------------------------
+    def _log_params(self, entry: NewLogEntry) -> tuple[Any, ...]:
+        """A new entry's values in ``LOG_INSERT_COLUMNS`` order, stamped now."""
+        return (
+            self._dialect.time(utcnow()),
+            entry.path,
+            entry.action,
+            self._dialect.json(entry.input_ids),
+            self._dialect.json(entry.output_ids),
+            entry.similarity,
+            entry.confidence,
+            entry.reasoning,
+            entry.judge,
+            entry.model,
+            entry.prompt_version,
+            entry.prompt_tokens,
+            entry.completion_tokens,
+            self._dialect.json(entry.before or {}),
+            self._dialect.json(entry.after or {}),
+            entry.undoes,
+        )
+
     def get_log(self, log_id: int) -> LogEntry | None:
         rows = self._rows(f"SELECT {LOG_COLUMNS} FROM consolidation_log WHERE id = ?", (log_id,))
         return self._log_entry(rows[0]) if rows else None

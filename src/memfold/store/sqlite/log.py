@@ -5,14 +5,18 @@ the memory index in two statements of one transaction."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 
 from memfold.model import Link, LinkKind, parse_time, utcnow
 from memfold.store.base import NewLogEntry
 from memfold.store.codec import row_to_log
-from memfold.store.sql.log import LogTables
+from memfold.store.sql.log import LOG_INSERT_COLUMNS, LOG_INSERT_COUNT, LogTables
 from memfold.store.sqlite.connection import Connections
+
+_APPEND_LOG = (
+    f"INSERT INTO consolidation_log ({LOG_INSERT_COLUMNS}) "
+    f"VALUES ({', '.join('?' * LOG_INSERT_COUNT)})"
+)
 
 
 class LogTablesMixin(LogTables):
@@ -50,30 +54,7 @@ class LogTablesMixin(LogTables):
     # audit log --------------------------------------------------------------
     def append_log(self, entry: NewLogEntry) -> int:
         with self._db.transaction() as conn:
-            cur = conn.execute(
-                "INSERT INTO consolidation_log (time, path, action, input_ids, output_ids, "
-                "similarity, confidence, reasoning, judge, model, prompt_version, prompt_tokens, "
-                "completion_tokens, before, after, undoes) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    utcnow().isoformat(),
-                    entry.path,
-                    entry.action,
-                    json.dumps(entry.input_ids),
-                    json.dumps(entry.output_ids),
-                    entry.similarity,
-                    entry.confidence,
-                    entry.reasoning,
-                    entry.judge,
-                    entry.model,
-                    entry.prompt_version,
-                    entry.prompt_tokens,
-                    entry.completion_tokens,
-                    json.dumps(entry.before or {}, ensure_ascii=False),
-                    json.dumps(entry.after or {}, ensure_ascii=False),
-                    entry.undoes,
-                ),
-            )
+            cur = conn.execute(_APPEND_LOG, self._log_params(entry))
             log_id = int(cur.lastrowid or 0)
             touched = set(entry.input_ids) | set(entry.output_ids)
             conn.executemany(

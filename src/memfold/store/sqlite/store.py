@@ -29,6 +29,7 @@ from memfold.store.codec import (
     memory_params,
     row_to_memory,
 )
+from memfold.store.sql.keys import KeyTables
 from memfold.store.sql.review import ReviewTables
 from memfold.store.sql.transcripts import TranscriptTables
 from memfold.store.sql.usage import UsageTables
@@ -38,7 +39,6 @@ from memfold.store.sqlite.dialect import SQLITE
 from memfold.store.sqlite.erase import EraseTablesMixin
 from memfold.store.sqlite.filter_sql import filter_sql
 from memfold.store.sqlite.jobs import JobsTableMixin
-from memfold.store.sqlite.keys import KeysMixin
 from memfold.store.sqlite.keyword_cache import RankingCache
 from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.lifecycle import LifecycleScanMixin
@@ -66,7 +66,7 @@ class SQLiteStore(
     ScopedBm25Mixin,
     LifecycleScanMixin,
     TranscriptTables,
-    KeysMixin,
+    KeyTables,
     LogTablesMixin,
 ):
     _dialect = SQLITE  # the shared tables' SQL (store/sql/)

@@ -1,15 +1,16 @@
-"""SQLite table of the service's API keys (memfold.server, engine/keys.py): one row per
-key with the SHA-256 of its token, never the token (schema.py, migration 10)."""
+"""The service's API keys, for both backends (memfold.server, engine/keys.py): one row
+per key with the SHA-256 of its token, never the token. The duplicate check and the
+insert run in one transaction, under the store's writer lock, so they see the same
+rows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from memfold.errors import InvalidInput
 from memfold.model import ApiKey, Role, parse_time
-from memfold.store.sqlite.connection import Connections
+from memfold.store.sql.tables import SQLTables
 
 _KEY = "id, prefix, role, user_id, agent_id, label, created_at, revoked_at"
 
@@ -29,21 +30,18 @@ def _key(row: tuple[Any, ...]) -> ApiKey:
     )
 
 
-class KeysMixin:
+class KeyTables(SQLTables):
     """``api_keys``: insert, look up by hash, list, revoke."""
-
-    _db: Connections
-    _q: Callable[..., list[tuple[Any, ...]]]
 
     def insert_api_key(self, key: ApiKey, secret_hash: str) -> None:
         """A new key; an id or hash already stored: InvalidInput (nothing written)."""
-        with self._db.transaction() as conn:
-            taken = conn.execute(
+        with self._tx():
+            taken = self._rows(
                 "SELECT 1 FROM api_keys WHERE id = ? OR secret_hash = ?", (key.id, secret_hash)
-            ).fetchone()
-            if taken is not None:
+            )
+            if taken:
                 raise InvalidInput(f"API key {key.id!r} or its hash is already stored")
-            conn.execute(
+            self._write(
                 f"INSERT INTO api_keys ({_KEY}, secret_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key.id,
@@ -52,29 +50,29 @@ class KeysMixin:
                     key.user_id,
                     key.agent_id,
                     key.label,
-                    key.created_at.isoformat(),
-                    None if key.revoked_at is None else key.revoked_at.isoformat(),
+                    self._dialect.time(key.created_at),
+                    self._dialect.time(key.revoked_at),
                     secret_hash,
                 ),
             )
 
     def api_key_by_hash(self, secret_hash: str) -> ApiKey | None:
         """The key with this hash, revoked or not (the caller checks)."""
-        rows = self._q(f"SELECT {_KEY} FROM api_keys WHERE secret_hash = ?", (secret_hash,))
+        rows = self._rows(f"SELECT {_KEY} FROM api_keys WHERE secret_hash = ?", (secret_hash,))
         return _key(rows[0]) if rows else None
 
     def list_api_keys(self, *, include_revoked: bool = False) -> list[ApiKey]:
         """Oldest first."""
         where = "" if include_revoked else " WHERE revoked_at IS NULL"
-        rows = self._q(f"SELECT {_KEY} FROM api_keys{where} ORDER BY created_at, id")
+        rows = self._rows(f"SELECT {_KEY} FROM api_keys{where} ORDER BY created_at, id")
         return [_key(r) for r in rows]
 
     def revoke_api_key(self, key_id: str, at: datetime) -> ApiKey | None:
         """Set revoked_at (kept when already revoked); None: no such key."""
-        with self._db.transaction() as conn:
-            conn.execute(
+        with self._tx():
+            self._write(
                 "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
-                (at.isoformat(), key_id),
+                (self._dialect.time(at), key_id),
             )
-            row = conn.execute(f"SELECT {_KEY} FROM api_keys WHERE id = ?", (key_id,)).fetchone()
-        return None if row is None else _key(row)
+            rows = self._rows(f"SELECT {_KEY} FROM api_keys WHERE id = ?", (key_id,))
+        return _key(rows[0]) if rows else None
