@@ -192,7 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delete-min-confidence", type=float, default=None)
     parser.add_argument("--flip-min-overlap", type=float, default=None)
     parser.add_argument("--merge-min-similarity", type=float, default=None)
-    parser.add_argument("--show", choices=["false-merge", "false-delete", "missed-dup"])
+    parser.add_argument(
+        "--show", choices=["false-merge", "false-delete", "must-not-delete", "missed-dup"]
+    )
     args = parser.parse_args(argv)
     root: Path = args.data / "pairs"
     pairs = (
@@ -227,6 +229,12 @@ def show(
         bad = (
             (kind == "false-merge" and pair.must_not_merge and action in MERGING)
             or (kind == "false-delete" and not pair.contradiction and action is Action.DELETE)
+            or (
+                kind == "must-not-delete"
+                and pair.must_not_merge
+                and not pair.contradiction
+                and action is Action.DELETE
+            )
             or (kind == "missed-dup" and pair.duplicate and action not in MERGING)
         )
         if bad and (kind != "missed-dup" or float(sims[i]) >= 0.7):

@@ -88,6 +88,20 @@ def test_channel_off_leaves_the_update_unjudged(db_path: Path, embedder: LocalEm
         ("The company has 400 employees.", "The company moved its office to Austin.", False),
         ("Sam lives in Lyon.", "Sam lives in Berlin.", False),  # no change cue
         ("Sam lives in Lyon.", "Now Sam lives in Berlin.", True),  # the cue first
+        # a cue phrase first: its own words are no subject ("days")
+        (
+            "The user's favourite board game is Catan.",
+            "These days the user's favourite board game is Wingspan.",
+            True,
+        ),
+        # the cue last, or after a fronted phrase: the run the older holds is the subject
+        ("Soo-ah's team lead is Minjun Park.", "Soo-ah's team lead is Jiwoo Han as of May.", True),
+        (
+            "The user weighs 82 kg.",
+            "After three months of training, the user now weighs 76 kg.",
+            True,
+        ),
+        ("Ana's team lead is Minjun Park.", "Soo-ah's team lead is Jiwoo Han as of May.", False),
     ],
 )
 def test_subject_and_attribute_match(older: str, newer: str, matches: bool) -> None:

@@ -28,8 +28,13 @@ def test_delete_of_a_channel_candidate_uses_the_channel_floor() -> None:
         _decision(Action.DELETE), MOVED, [Candidate(OLD, cosine, via="update")], SETTINGS
     )
     assert channel.action is Action.DELETE
-    similar = apply_guards(_decision(Action.DELETE), MOVED, [Candidate(OLD, cosine)], SETTINGS)
-    assert similar.action is Action.KEEP_SEPARATE  # the delete gate for a plain neighbour
+    # A plain neighbour: "moved to Berlin" is read as a new value for where Sam lives,
+    # which has its own floor; a move the value rules cannot read keeps the delete gate.
+    read = apply_guards(_decision(Action.DELETE), MOVED, [Candidate(OLD, cosine)], SETTINGS)
+    assert read.action is Action.DELETE
+    vague = MemoryRecord(id="new", scope=SCOPE, text="Sam moved to a bigger flat.")
+    similar = apply_guards(_decision(Action.DELETE), vague, [Candidate(OLD, cosine)], SETTINGS)
+    assert similar.action is Action.KEEP_SEPARATE
 
 
 def test_delete_of_a_channel_candidate_below_its_floor_or_without_evidence_is_refused() -> None:

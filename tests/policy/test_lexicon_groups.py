@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memfold.policy.wording import lexicon as lx
+from memfold.policy.wording import phrases as lx
 
 
 def _one_by_one(text: str) -> str:

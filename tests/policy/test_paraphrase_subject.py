@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from memfold.policy.wording.lexicon import canonical_text
 from memfold.policy.wording.paraphrase import paraphrase, read
+from memfold.policy.wording.spelling import canonical_text
 
 
 @pytest.mark.parametrize(

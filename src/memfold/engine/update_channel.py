@@ -6,7 +6,9 @@ memory that carries a change cue ("moved to", "now", "was raised to") also gets,
 candidates, older active memories of its scope that
 
 - hold its subject: the content words before the cue ("Sam", "the user's title", "the
-  product launch"; after it when the cue comes first: "Now Sam lives...");
+  product launch"; after it when the cue comes first: "Now Sam lives..."), or of those
+  the run the older holds from the start or up to the cue ("Soo-ah's team lead is Jiwoo
+  Han as of this month": "Soo-ah's team lead");
 - share a word of its attribute beyond the owner (a name, "user"): a word of the new
   text, or one its verb implies ("moved to" -> lives / based / home; "reports to" ->
   manager), found by the store's keyword search. A subject word counts only when the
@@ -106,12 +108,26 @@ def _cue_stems(words: list[str]) -> set[str]:
     return out
 
 
-def _subject(tokens: list[str], cue: int) -> list[tuple[str, str]]:
-    """The content words naming what changed: those before the cue, else the first after."""
+def _subject(tokens: list[str], cue: int, cue_stems: set[str]) -> list[tuple[str, str]]:
+    """The content words naming what changed: those before the cue, else the first after
+    it that is not the cue's own ("These days the user ...": "user", not "days")."""
     before = _content(tokens[:cue])
     if before:
         return before
-    return _content(tokens[cue + 1 :])[:1]
+    return [c for c in _content(tokens[cue + 1 :]) if c[1] not in cue_stems][:1]
+
+
+def _held_run(subject: list[tuple[str, str]], old: set[str]) -> list[tuple[str, str]]:
+    """The words of ``subject`` the older text holds: all of them, else the longest run
+    from the start ("Soo-ah's team lead is Jiwoo Han as of ...": "Soo-ah's team lead")
+    or up to the cue ("After three months of training, the user now ...": "the user")."""
+    held = [stem in old for _, stem in subject]
+    if all(held):
+        return subject
+    start = held.index(False)
+    end = len(held) - held[::-1].index(False)
+    head, tail = subject[:start], subject[end:]
+    return head if len(head) >= len(tail) else tail
 
 
 def implied_words(text: str) -> list[str]:
@@ -129,13 +145,13 @@ def update_match(older: str, newer: str) -> str:
     cue = cue_index(words)
     if cue is None or not has_cue(newer):
         return ""
-    subject = _subject(tokens, cue)
+    cues = _cue_stems(words)
     old = tx.content_words(older)
+    subject = _held_run(_subject(tokens, cue, cues), old)
     anchor = {stem for _, stem in subject}
-    if not anchor or not anchor <= old:
+    if not anchor:
         return ""
     owners = {stem for token, stem in subject if token[:1].isupper() or stem in _OWNER_WORDS}
-    cues = _cue_stems(words)
     attribute = {stem for _, stem in _content(tokens)} - cues
     stems = {tx.stem(w) for w in words}
     for key, implied in _IMPLIED_STEMS.items():

@@ -84,6 +84,20 @@ CHANGE_PHRASES: tuple[str, ...] = (
     "became",
     "updated",
     "replaced",
+    # issue 10, fourth round (fresh hand-written scenarios): a date a value holds from,
+    # a recent habit, a role handed on, a thing of someone's that is new
+    "as of",
+    "starting",
+    "lately",
+    "recently",
+    "took over",
+    "taken over",
+    "s new",
+    "my new",
+    "his new",
+    "her new",
+    "their new",
+    "our new",
 )
 
 NUMBER_WORDS: dict[str, str] = {

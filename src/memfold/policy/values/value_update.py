@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Set
 from dataclasses import dataclass
 
 from memfold.policy import text as tx
 from memfold.policy.subject import ENVIRONMENT_WORDS, RELATION_WORDS
+from memfold.policy.values.leaving import left_concepts
 from memfold.policy.wording import lexicon as lx
-from memfold.policy.wording.paraphrase import read
+from memfold.policy.wording.concepts import TOKEN, concept_of
+from memfold.policy.wording.paraphrase import Reading, read
+from memfold.policy.wording.spelling import canonical_text
 
 _YEAR = re.compile(r"^(19|20|21)\d\d$")
 _ADDITIVE = ("also", "too", "as well", "additionally", "in addition", "another", "besides")
@@ -46,27 +50,41 @@ def value_update(older: str, newer: str, limits: UpdateLimits | None = None) -> 
     """Why ``newer`` updates ``older`` to a new value (a reason), or "" if it does not."""
     limits = limits or UpdateLimits()
     a, b = read(older), read(newer)
-    if a.question or b.question or a.negated != b.negated:
+    # What the newer names as left ("left Deloitte", "from Admiral to", "no longer uses
+    # Jenkins") and the older said: the old value, named, so gone from the newer too.
+    left = left_concepts(newer) & a.concepts
+    retracted_and_replaced = bool(left) and b.negated and tx.has_retraction_cue(newer)
+    if a.question or b.question or (a.negated != b.negated and not retracted_and_replaced):
         return ""
     # "now also likes opera" adds a value beside the old one; it replaces nothing.
     if tx.has_phrase(newer, _ADDITIVE):
         return ""
-    if a.possessors and b.possessors and a.possessors != b.possessors:
+    # Another owner ("Ian's car" / "Mia's car"); an owner the other text names in a
+    # compound is the same one ("the Ember service's retention" / "Ember's retention").
+    if (a.possessors - b.concepts) and (b.possessors - a.concepts):
         return ""
     if (a.concepts & _SUBJECT_WORDS) != (b.concepts & _SUBJECT_WORDS):
         return ""
-    cues = (change_words(newer) - change_words(older)) | (
-        {"now"} if tx.has_change_cue(newer) and not tx.has_change_cue(older) else set()
-    )
+    # A change verb counts only where the older states a value without one ("increased
+    # to 58.9" / "rose to 58.9" tell one change twice) and the value it changes to is
+    # new ("was 6,080,485" / "grew by 30.4 percent to 6,080,485").
+    said_change = bool(change_words(older))
+    cues = set() if said_change else set(change_words(newer) - _known_targets(newer, a.concepts))
+    if tx.has_change_cue(newer) and not tx.has_change_cue(older):
+        cues.add("now")
     every_cue = lx.CHANGE_STEMS | lx.CHANGE_STEMS_BEFORE_VALUE
     old = a.concepts - every_cue - cues
-    new = b.concepts - every_cue - cues
+    new = b.concepts - every_cue - cues - left
     gone, came, shared = old - new, new - old, old & new
-    if not gone or not came or len(shared) < limits.min_shared:
+    # A named old value is evidence enough for a statement the newer words otherwise
+    # ("drives a Fiat 500" / "sold her Fiat 500 and bought a Renault Zoe"): the subject
+    # alone need be shared, and it must be the same one.
+    min_shared = 1 if left and _same_subject(a, b) else limits.min_shared
+    if not gone or not came or len(shared) < min_shared:
         return ""
     if len(gone) > limits.max_gone or len(came) > len(gone) + limits.max_extra:
         return ""
-    if len(shared) / len(old) < limits.min_kept:
+    if not left and len(shared) / len(old) < limits.min_kept:
         return ""
     # Several numbers changing at once is another statement ("paid 5 dollars for 2
     # tickets" / "paid 7 dollars for 3"), not one value updated. Years are the dating.
@@ -75,9 +93,10 @@ def value_update(older: str, newer: str, limits: UpdateLimits | None = None) -> 
     # A year alone changing is another event ("visited Rome in 2019" / "in 2023").
     if not gone - _years(gone):
         return ""
-    if not cues and not _later_year(old, new):
+    if not cues and not left and not _later_year(old, new):
         return ""
-    sign = ", ".join(sorted(cues)) if cues else "a later year"
+    signs = sorted(cues) + ([f"named as left: {', '.join(sorted(left))}"] if left else [])
+    sign = "; ".join(signs) if signs else "a later year"
     return (
         f"a new value for the same statement ({', '.join(sorted(gone))} -> "
         f"{', '.join(sorted(came))}; sign of change: {sign})"
@@ -102,6 +121,40 @@ def change_words(text: str) -> frozenset[str]:
         if stem in lx.CHANGE_STEMS or weak:
             found.add(stem)
     return frozenset(found)
+
+
+def _known_targets(text: str, known: frozenset[str]) -> set[str]:
+    """The weaker change words of ``text`` whose "to" names only what ``known`` holds
+    ("grew by 30.4 percent to 6,080,485" when 6,080,485 was known): no change to it."""
+    words = TOKEN.findall(canonical_text(unicodedata.normalize("NFKC", text)))
+    out: set[str] = set()
+    for i, word in enumerate(words):
+        stem = tx.stem(word)
+        if stem not in lx.CHANGE_STEMS_BEFORE_VALUE:
+            continue
+        reach = words[i + 1 : i + 1 + _VALUE_REACH + 3]
+        if "to" not in reach:
+            continue
+        target: set[str] = set()
+        for follower in words[i + 1 + reach.index("to") + 1 :]:
+            if follower in _TARGET_ENDS:
+                break
+            if concept_of(follower):
+                target.add(concept_of(follower))
+        if target and target <= known:
+            out.add(stem)
+    return out
+
+
+# Where the value a change verb names ends ("to Node.js 20 in production").
+_TARGET_ENDS = frozenset(["in", "on", "at", "from", "for", "after", "since", "and", ",", "by"])
+
+
+def _same_subject(a: Reading, b: Reading) -> bool:
+    """Both name the same first party (a name, "user"), or open with the same concept."""
+    if a.entities and b.entities:
+        return a.entities[0] == b.entities[0]
+    return bool(a.first) and a.first == b.first
 
 
 def _years(concepts: Set[str]) -> set[str]:

@@ -12,6 +12,8 @@ import re
 
 from memfold.policy import text as tx
 from memfold.policy.wording import lexicon as lx
+from memfold.policy.wording.phrases import CANONICAL_TOKENS
+from memfold.policy.wording.spelling import american_spelling
 
 TOKEN = re.compile(r"t\d\d:\d\d|\d+(?:\.\d+)?|[$€£%,]|[^\W\d_]+(?:'[^\W\d_]+)*", re.UNICODE)
 _CLOCK_TOKEN = re.compile(r"^t\d\d:\d\d$")
@@ -21,6 +23,7 @@ FRAMES = (
     frozenset(lx.MONTH_NAMES.values())
     | tx.WEEKDAYS
     | frozenset({"perday", "perweek", "permonth", "peryear", "weekdays"})
+    | frozenset(tx.stem(w) for w in lx.TIMES_OF_DAY)
 )
 
 
@@ -31,6 +34,7 @@ def concept_of(word: str) -> str:
     low = word.lower().removesuffix("'s")
     if _CLOCK_TOKEN.match(low):
         return low  # "t10:00", a clock time in one spelling
+    low = american_spelling(low)
     low = lx.IRREGULAR.get(low, low)
     if low in _SYNONYMS:
         return _SYNONYMS[low]
@@ -40,7 +44,7 @@ def concept_of(word: str) -> str:
         return lx.MONTH_NAMES[low]
     if low == ",":
         return ""
-    if low[:1].isdigit() or low in ("$", "€", "£", "%") or low in lx.CANONICAL_TOKENS:
+    if low[:1].isdigit() or low in ("$", "€", "£", "%") or low in CANONICAL_TOKENS:
         return low  # a number is its own concept: never stemmed ("2022" is not "202")
     if low in tx.STOPWORDS or tx.is_negation(low) or low in lx.EMPTY_WORDS:
         return ""
@@ -52,6 +56,10 @@ def concept_of(word: str) -> str:
 
 # Synonyms looked up by word and by stem ("likes" -> "lik" -> "like").
 _SYNONYMS: dict[str, str] = {
-    **{tx.stem(word): head for word, head in lx.SYNONYMS.items()},
+    **{
+        tx.stem(word): head
+        for word, head in lx.SYNONYMS.items()
+        if word not in lx.WORD_ONLY_SYNONYMS
+    },
     **lx.SYNONYMS,
 }

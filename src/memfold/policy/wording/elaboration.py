@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from memfold.policy import text as tx
@@ -31,13 +32,15 @@ from memfold.policy.wording.paraphrase import (
     read,
     structure_agrees,
 )
+from memfold.policy.wording.phrases import CANONICAL_TOKENS
+from memfold.policy.wording.spelling import canonical_text
 
 _NEVER_EXTRA = (
     frozenset(RELATION_WORDS)
     | frozenset(tx.stem(w) for w in ENVIRONMENT_WORDS)
     | ENVIRONMENT_WORDS
     | FRAMES
-    | lx.CANONICAL_TOKENS
+    | CANONICAL_TOKENS
     | lx.CHANGE_STEMS
     | lx.CHANGE_STEMS_BEFORE_VALUE
     | frozenset(tx.stem(w) for w in lx.IDENTITY_MODIFIERS)
@@ -84,6 +87,8 @@ def elaboration(
     if len(extra) > max_extra or len(short.concepts) < min_concepts:
         return None
     words, names = _words_of(long_text)
+    if _said_fewer_times(_words_of(newer if not newer_longer else older)[0], words):
+        return None
     long = b if newer_longer else a
     if long.first in extra:  # "two young women ...": the subject is the noun, not "young"
         subject = _first_beyond(words, extra, long.concepts)
@@ -101,17 +106,41 @@ def qualifies_owned_or_role(shorter: str, longer: str) -> bool:
     qualifies a relative, a role or an owned thing ("the user's skip-level manager",
     "Ken's new car"): then the longer text is another fact, however many words agree."""
     added = read(longer).concepts - read(shorter).concepts
-    words, _ = _words_of(longer)
+    words, names = _words_of(longer)
     for i, word in enumerate(words):
         concept = concept_of(word)
         if concept not in added:
             continue
         if concept in RELATION_WORDS or concept in ENVIRONMENT_WORDS or _owned(i, words):
             return True
-        head = next((concept_of(w) for w in words[i + 1 :] if concept_of(w) not in added), "")
-        if head in _NEVER_MODIFIED:
+        if _names_a_part(i, words, names):
+            return True  # "the Pebble docs repo's branch" / "the Pebble repo's branch"
+        head = next((w for w in words[i + 1 :] if concept_of(w) not in added), "")
+        if concept_of(head) in _NEVER_MODIFIED or head.endswith("'s"):
             return True
     return False
+
+
+def _names_a_part(i: int, words: tuple[str, ...], names: frozenset[str]) -> bool:
+    """Whether ``words[i]`` follows a name, naming a part of the named thing ("the Pebble
+    docs repo" is another repo than "the Pebble repo"). A sentence's first word is
+    capitalized whatever it is ("Two young women"), so it is no name here."""
+    return i > 1 and concept_of(words[i - 1]) in names
+
+
+def _said_fewer_times(short_words: tuple[str, ...], long_words: tuple[str, ...]) -> bool:
+    """Whether the longer text says a concept fewer times than the shorter: "the state
+    for production lives in the tf-state-prod bucket" / "the state for networking lives
+    in the tf-state-prod bucket" share every concept, but one "prod" was swapped."""
+    short_counts = Counter(c for c in map(concept_of, short_words) if _says_which(c))
+    long_counts = Counter(c for c in map(concept_of, long_words) if _says_which(c))
+    return any(long_counts[c] < n for c, n in short_counts.items())
+
+
+def _says_which(concept: str) -> bool:
+    """A concept that says which thing or when (an environment, a relative, a number):
+    one of them dropped from a text that says it twice is one swapped."""
+    return bool(concept) and (concept in _NEVER_EXTRA or concept[:1].isdigit())
 
 
 def _owned(i: int, words: tuple[str, ...]) -> bool:
@@ -138,7 +167,7 @@ def _first_beyond(words: tuple[str, ...], extra: frozenset[str], concepts: froze
 @functools.lru_cache(maxsize=4096)
 def _words_of(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
     folded = unicodedata.normalize("NFKC", text)
-    words = tuple(TOKEN.findall(lx.canonical_text(folded)))
+    words = tuple(TOKEN.findall(canonical_text(folded)))
     names = frozenset(concept_of(n) for n in tx.proper_names(folded))
     return words, names
 
@@ -152,12 +181,16 @@ def _is_modifier(
     if not concept[:1].isalpha() or concept == "user":
         return False
     places = [i for i, w in enumerate(words) if concept_of(w) == concept]
-    return bool(places) and all(_qualifies(i, words, shared) for i in places)
+    return bool(places) and all(_qualifies(i, words, shared, names) for i in places)
 
 
-def _qualifies(i: int, words: tuple[str, ...], shared: frozenset[str]) -> bool:
+def _qualifies(
+    i: int, words: tuple[str, ...], shared: frozenset[str], names: frozenset[str] = frozenset()
+) -> bool:
     word = words[i]
     if _owned(i, words):
+        return False
+    if _names_a_part(i, words, names):
         return False
     if word.endswith("ly") and len(word) > 4:  # a manner adverb: "hungrily eating"
         return True
@@ -168,7 +201,8 @@ def _qualifies(i: int, words: tuple[str, ...], shared: frozenset[str]) -> bool:
         if not head:  # the phrase ended ("is", "of") before anything shared
             return False
         if head in shared:
-            return head not in _NEVER_MODIFIED
+            # "the docs repo's branch": a word that says which owner is never more detail
+            return head not in _NEVER_MODIFIED and not following.endswith("'s")
         if head in _NEVER_EXTRA or head in _NEVER_MODIFIED:
             return False
         # another word the shorter text lacks, modifying the same thing ("young tall man")

@@ -29,6 +29,7 @@ from memfold.policy.wording import lexicon as lx
 from memfold.policy.wording.concepts import FRAMES as FRAMES
 from memfold.policy.wording.concepts import TOKEN as TOKEN
 from memfold.policy.wording.concepts import concept_of as concept_of
+from memfold.policy.wording.spelling import canonical_text
 from memfold.policy.wording.subject_phrase import compound_parts, first_concept, subject_phrase
 
 _RELATIONS = frozenset(RELATION_WORDS)
@@ -45,6 +46,8 @@ POSSESSIVE_WORDS = frozenset(["my", "your", "his", "her", "its", "our", "their"]
 # "is" as the main verb ("is a data engineer", "was born"), not an auxiliary ("is
 # carrying", "was hired").
 _COPULA = re.compile(r"\b(?:is|are|was|were)\b(?!\s+(?:\w+ly\s+)?\w+(?:ing|ed|en)\b)")
+# "is" before a name that only looks like a participle ("is Spirited Away").
+_COPULA_BEFORE_NAME = re.compile(r"\b(?:is|are|was|were)\s+(?=[A-Z])")
 # Words that give a fact a direction; a group is compared only when both texts use it
 # ("jumps on the wall" / "jumps off the wall", "flight to" / "flight from").
 _DIRECTIONS = (
@@ -77,13 +80,19 @@ class Reading:
     directions: tuple[frozenset[str], ...]
     question: bool
     owned: bool  # a possessive anywhere ("Ken's", "his"): whose thing it is matters
+    # Who the sentence is about when it opens with an owner: "Kofi's cousin owes him"
+    # is about the cousin (owner "kofi", owned "cousin"); else both empty, and
+    # ``opening_verb`` is the word after the opening concept ("Kofi owes ...": "owes").
+    opening_owner: str = ""
+    opening_owned: str = ""
+    opening_verb: str = ""
 
 
 @functools.lru_cache(maxsize=4096)
 def read(text: str) -> Reading:
     """How alignment reads ``text`` (cached: a save compares one text with several)."""
     folded = unicodedata.normalize("NFKC", text)
-    canon = lx.canonical_text(folded)
+    canon = canonical_text(folded)
     words = TOKEN.findall(canon)
     concepts: list[str] = []
     for word in words:
@@ -106,11 +115,29 @@ def read(text: str) -> Reading:
         described=described,
         words=tuple(words),
         passive=_PASSIVE.search(canon) is not None,
-        copula=_COPULA.search(canon) is not None,
+        copula=_COPULA.search(canon) is not None or _COPULA_BEFORE_NAME.search(folded) is not None,
         directions=tuple(frozenset(d & lowered) for d in _DIRECTIONS),
         question=tx.is_question(text),
         owned=bool(_POSSESSIVE.search(canon)) or bool(lowered & POSSESSIVE_WORDS),
+        **_opening(words),
     )
+
+
+# Verbs that say an owner has a thing: "Zanele has a cat named Mango" says what
+# "Zanele's cat is named Mango" says.
+_POSSESSION_VERBS = frozenset(["has", "have", "had", "owns", "own", "is", "was", "are", "were"])
+_ARTICLES = frozenset(["a", "an", "the"])
+# Who an owner's relative or role can be: someone who acts on their own.
+_PEOPLE = _RELATIONS | frozenset(concept_of(w) for w in lx.ROLE_NOUNS)
+
+
+def _opening(words: list[str]) -> dict[str, str]:
+    """``Reading``'s opening fields for ``words`` (canonical tokens)."""
+    rest = [w for w in words if w not in _ARTICLES]
+    if len(rest) >= 2 and rest[0].endswith("'s"):
+        owned = next((concept_of(w) for w in rest[1:] if concept_of(w)), "")
+        return {"opening_owner": concept_of(rest[0]), "opening_owned": owned}
+    return {"opening_verb": rest[1] if len(rest) >= 2 else ""}
 
 
 def paraphrase(older: str, newer: str, min_concepts: int = 2) -> str:
@@ -131,7 +158,7 @@ def structure_agrees(a: Reading, b: Reading, older: str, newer: str) -> bool:
     and direction words ("on" / "off")."""
     if a.question != b.question or a.negated != b.negated:
         return False
-    if _owners_differ(a, b) or _roles_differ(a, b):
+    if _owners_differ(a, b) or _roles_differ(a, b) or _owned_subject_differs(a, b):
         return False
     if a.passive == b.passive and turned_around(older, newer):
         return False
@@ -203,6 +230,21 @@ def _owners_differ(a: Reading, b: Reading) -> bool:
     manager" do not. A possessive one side lacks is fine if its owner is named there."""
     if a.possessors and b.possessors:
         return a.possessors != b.possessors
+    return False
+
+
+def _owned_subject_differs(a: Reading, b: Reading) -> bool:
+    """One text is about an owner's thing or relative ("Kofi's cousin owes him", "Ana's
+    sister lives in Rome") and the other about the owner ("Kofi owes his cousin", "Ana
+    lives in Rome with her sister"), unless it says the owner has it ("Zanele has a cat
+    named Mango" / "Zanele's cat is named Mango")."""
+    for mine, theirs in ((a, b), (b, a)):
+        if not mine.opening_owner or theirs.opening_owner:
+            continue
+        if mine.opening_owned not in _PEOPLE:
+            continue  # "the user's salary is ..." / "the user earns ...": an attribute
+        if theirs.first == mine.opening_owner and theirs.opening_verb not in _POSSESSION_VERBS:
+            return True
     return False
 
 
