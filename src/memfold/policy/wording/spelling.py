@@ -101,27 +101,30 @@ _AMOUNT = r"(\d+(?:\.\d+)?)\s?-?"
 # weeks as days ("two weeks" -> "14 day", as "14 days" reads). Never "m" (million,
 # ``_K_SUFFIX``) or "pounds" (money or weight); seconds as "sec" ("second" is the
 # ordinal 2).
-_UNITS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(_AMOUNT + pattern + r"(?![\w'])"), unit)
-    for pattern, unit in (
-        (r"(?:kilomet(?:er|re)s?|kms?)", r"\1 km"),
-        (r"(?:kilo(?:gram(?:me)?)?s?|kgs?)", r"\1 kg"),
-        (r"(?:centimet(?:er|re)s?|cm)", r"\1 cm"),
-        (r"(?:millimet(?:er|re)s?|mm)", r"\1 mm"),
-        (r"(?:met(?:er|re)s?)", r"\1 meter"),
-        (r"(?:miles?|mi)", r"\1 mile"),
-        (r"(?:lit(?:er|re)s?)", r"\1 liter"),
-        (r"(?:millilit(?:er|re)s?|ml)", r"\1 ml"),
-        (r"(?:feet|foot|ft)", r"\1 feet"),
-        (r"(?:inch(?:es)?|in\.|\")", r"\1 inch"),
-        (r"(?:minutes?|mins?)", r"\1 minute"),
-        (r"(?:hours?|hrs?|h)", r"\1 hour"),
-        (r"(?:seconds?|secs?)", r"\1 sec"),
-        (r"(?:kilobytes?|kb)", r"\1 kb"),
-        (r"(?:megabytes?|mb)", r"\1 mb"),
-        (r"(?:gigabytes?|gb)", r"\1 gb"),
-        (r"(?:terabytes?|tb)", r"\1 tb"),
-    )
+_UNIT_SPELLINGS: tuple[tuple[str, str], ...] = (
+    (r"kilomet(?:er|re)s?|kms?", "km"),
+    (r"kilo(?:gram(?:me)?)?s?|kgs?", "kg"),
+    (r"centimet(?:er|re)s?|cm", "cm"),
+    (r"millimet(?:er|re)s?|mm", "mm"),
+    (r"met(?:er|re)s?", "meter"),
+    (r"miles?|mi", "mile"),
+    (r"lit(?:er|re)s?", "liter"),
+    (r"millilit(?:er|re)s?|ml", "ml"),
+    (r"feet|foot|ft", "feet"),
+    (r"inch(?:es)?|in\.|\"", "inch"),
+    (r"minutes?|mins?", "minute"),
+    (r"hours?|hrs?|h", "hour"),
+    (r"seconds?|secs?", "sec"),
+    (r"kilobytes?|kb", "kb"),
+    (r"megabytes?|mb", "mb"),
+    (r"gigabytes?|gb", "gb"),
+    (r"terabytes?|tb", "tb"),
+)
+_UNIT_NAMES = tuple((re.compile(pattern), unit) for pattern, unit in _UNIT_SPELLINGS)
+# All units in one pattern (one pass over the text); the unit found is spelled by the
+# first of _UNIT_SPELLINGS that matches it whole.
+_UNITS = re.compile(
+    _AMOUNT + "(" + "|".join(f"(?:{p})" for p, _ in _UNIT_SPELLINGS) + r")(?![\w'])"
 )
 
 
@@ -146,10 +149,15 @@ def canonical_text(text: str) -> str:
     out = _NOON.sub(lambda m: "t12:00" if m.group(0) != "midnight" else "t00:00", out)
     out = _INITIALS.sub(lambda m: m.group(1).replace(".", ""), out)
     out = _ORDINAL_DIGITS.sub(r"\1", out)
-    for pattern, unit in _UNITS:
-        out = pattern.sub(unit, out)
+    out = _UNITS.sub(_unit, out)
     out = _WEEKS.sub(lambda m: f"{int(m.group(1)) * 7} day", out)
     return rewrite_phrases(out)
+
+
+def _unit(match: re.Match[str]) -> str:
+    found = match.group(2)
+    unit = next(unit for pattern, unit in _UNIT_NAMES if pattern.fullmatch(found))
+    return f"{match.group(1)} {unit}"
 
 
 def _expand_suffix(match: re.Match[str]) -> str:
