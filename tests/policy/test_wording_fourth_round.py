@@ -47,6 +47,9 @@ def test_british_spellings_read_as_american(british: str, american: str) -> None
         ("after three in the afternoon", "after t15:00"),
         ("lunch at noon", "lunch at t12:00"),
         ("sprints last two weeks", "sprints last 14 day"),
+        # a spaced "m" is a metre, an unspaced one a million
+        ("The user is 1.83 m tall.", "the user is 1.83 m tall."),
+        ("5m users", "5000000 users"),
         ("The sister of Arjun lives here.", "arjun's sister lives here."),
         ("The manager of the user is Bo.", "the user's manager is bo."),
         ("Sam moved to Berlin.", "sam lives in berlin."),

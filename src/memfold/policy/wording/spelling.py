@@ -77,7 +77,8 @@ _INITIALS = re.compile(r"\b((?:[a-z]\.){2,})(?=\W|$)")
 # "One man is cooking" opens with an article, not a count: "a man is cooking".
 _ONE_AS_ARTICLE = re.compile(r"^\s*one (?!of\b|or\b|and\b|to\b|by\b)", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
-_K_SUFFIX = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?([km])\b")
+# "$85k", "85 k", "5m": thousands and millions. A spaced "m" is a metre ("1.83 m tall").
+_K_SUFFIX = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:\s?(k)|(m))\b")
 _ORDINAL_DIGITS = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
 _CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s?(am|pm|a\.m\.|p\.m\.)(?=\W|$)")
 _CLOCK_MORNING = re.compile(r"\b(\d{1,2})(?::(\d{2}))? in the (morning|afternoon|evening)\b")
