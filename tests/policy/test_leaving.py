@@ -71,6 +71,8 @@ def test_left_concepts(text: str, left: set[str]) -> None:
             "The phone contract went up to 29 pounds a month.",
         ),
         ("The service runs on Node.js 16.", "The service was upgraded to Node.js 20."),
+        # a change after an earlier one
+        ("The rate limit was raised to 100 requests.", "The rate limit was cut to 50 requests."),
         # an owner named in a compound on one side is the same owner
         (
             "The Ember service's log retention is 14 days.",

@@ -5,8 +5,8 @@ Direct Line", "sold her Fiat 500 and bought a Renault Zoe", "now reports to Dmit
 instead of Laura": the newer text names the old value itself, after a word that leaves
 it ("left", "sold", "from ... to", "instead of"). Those words are what the older memory
 said and the newer no longer holds, so an update reads them as gone, not as kept. Only a
-named value counts (a name or a number in the words left): "left office" and "closed
-without charges" leave nothing the rules can name.
+named value counts (a name, number, time or frequency among the words left): "left
+office" and "closed without charges" leave nothing the rules can name.
 Pure: no I/O.
 """
 

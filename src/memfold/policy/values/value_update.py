@@ -65,11 +65,10 @@ def value_update(older: str, newer: str, limits: UpdateLimits | None = None) -> 
         return ""
     if (a.concepts & _SUBJECT_WORDS) != (b.concepts & _SUBJECT_WORDS):
         return ""
-    # A change verb counts only where the older states a value without one ("increased
-    # to 58.9" / "rose to 58.9" tell one change twice) and the value it changes to is
-    # new ("was 6,080,485" / "grew by 30.4 percent to 6,080,485").
-    said_change = bool(change_words(older))
-    cues = set() if said_change else set(change_words(newer) - _known_targets(newer, a.concepts))
+    # A change verb counts only where the value it changes to is new: "increased to
+    # 58.9" / "rose to 58.9" tell one change twice, "was 6,080,485" / "grew by 30.4
+    # percent to 6,080,485" no change at all.
+    cues = set(change_words(newer) - change_words(older) - _known_targets(newer, a.concepts))
     if tx.has_change_cue(newer) and not tx.has_change_cue(older):
         cues.add("now")
     every_cue = lx.CHANGE_STEMS | lx.CHANGE_STEMS_BEFORE_VALUE
@@ -132,7 +131,7 @@ def _known_targets(text: str, known: frozenset[str]) -> set[str]:
         stem = tx.stem(word)
         if stem not in lx.CHANGE_STEMS_BEFORE_VALUE:
             continue
-        reach = words[i + 1 : i + 1 + _VALUE_REACH + 3]
+        reach = words[i + 1 : i + 1 + _TARGET_REACH]
         if "to" not in reach:
             continue
         target: set[str] = set()
@@ -146,6 +145,9 @@ def _known_targets(text: str, known: frozenset[str]) -> set[str]:
     return out
 
 
+# How far after a change verb its "to" is looked for among the canonical words (a few
+# more than ``_VALUE_REACH``: "cut her monthly grocery budget to 320").
+_TARGET_REACH = _VALUE_REACH + 3
 # Where the value a change verb names ends ("to Node.js 20 in production").
 _TARGET_ENDS = frozenset(["in", "on", "at", "from", "for", "after", "since", "and", ",", "by"])
 
