@@ -12,7 +12,7 @@ import pytest
 from memfold import Memory, Settings, Status
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.on_save import candidates_for
-from memfold.engine.update_channel import update_match
+from memfold.engine.update_channel import has_cue, update_match
 from memfold.model import Action
 from memfold.testing.fake_llm import FakeLLMServer
 from memfold.testing.fake_replies import user_payload
@@ -95,13 +95,13 @@ def test_channel_off_leaves_the_update_unjudged(db_path: Path, embedder: LocalEm
             True,
         ),
         # the cue last, or after a fronted phrase: the run the older holds is the subject
-        ("Soo-ah's team lead is Minjun Park.", "Soo-ah's team lead is Jiwoo Han as of May.", True),
+        ("Soo-ah's team lead is Minjun Park.", "Soo-ah's team lead is Jiwoo Han now.", True),
         (
             "The user weighs 82 kg.",
             "After three months of training, the user now weighs 76 kg.",
             True,
         ),
-        ("Ana's team lead is Minjun Park.", "Soo-ah's team lead is Jiwoo Han as of May.", False),
+        ("Ana's team lead is Minjun Park.", "Soo-ah's team lead is Jiwoo Han now.", False),
     ],
 )
 def test_subject_and_attribute_match(older: str, newer: str, matches: bool) -> None:
@@ -180,3 +180,13 @@ def test_an_llm_delete_of_a_channel_candidate_passes_with_evidence(
         new = mem.add("Sam moved to Berlin.", user_id="u")
         assert new.decision is not None and new.decision.action is Action.DELETE
         assert mem.get(old.id).status is Status.SUPERSEDED
+
+
+def test_a_date_alone_or_a_trip_opens_no_keyword_search() -> None:
+    # "As of" dates a value (the rules still read it on a vector neighbour); "went to"
+    # is a trip. Each would cost a keyword search of the whole scope.
+    assert not has_cue("As of 2002, I enjoy listening to metal music.")
+    assert not has_cue("I went to the beach with Dana.")
+    assert not has_cue("Lina grew up in Lima.")
+    assert has_cue("The phone contract went up to 29 pounds a month.")
+    assert has_cue("Soo-ah's team lead is now Jiwoo Han.")

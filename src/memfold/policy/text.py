@@ -93,6 +93,12 @@ CHANGE_PHRASES: tuple[str, ...] = (
     "took over",
     "taken over",
     "s new",
+    # only these words together: "went to the beach" and "grew up in Lima" are no change
+    "went up to",
+    "went down to",
+    "gone up to",
+    "gone down to",
+    "grew to",
     "my new",
     "his new",
     "her new",

@@ -205,8 +205,7 @@ CHANGE_STEMS: frozenset[str] = _words(
 # down to one"): alone they describe an action ("raising her arm", "shares lower").
 CHANGE_STEMS_BEFORE_VALUE: frozenset[str] = _words(
     """raise rais increas reduc cut lower decreas drop mov chang bump push replac updat
-    becam become relocat transferr transfer migrat upgrad downgrad promot went gon grew
-    jump climb scal doubl"""
+    becam become relocat transferr transfer migrat upgrad downgrad promot scal doubl"""
 )
 CHANGE_VALUE_WORDS: frozenset[str] = _words("to from by back")
 
