@@ -21,7 +21,11 @@ KINDS = {
     "openai", "openai_project", "anthropic", "aws_access_key", "github_pat_classic",
     "github_oauth", "github_pat_fine", "slack", "stripe", "google", "jwt", "private_key",
     "bearer", "url_password", "key_assignment", "password_assignment", "token_assignment",
-    "password_stated", "passphrase_stated", "pin_stated", "code_stated",
+    "password_stated", "passphrase_stated", "pin_stated", "code_stated", "aws_secret",
+    # Issue 27: passwords named with a qualifier or a noun, login pairs, French, and
+    # numbers proved by a checksum or issuing rules.
+    "password_qualified", "password_noun", "password_pair", "password_french",
+    "card_number", "us_ssn", "uk_nino", "iban",
 }  # fmt: skip
 
 

@@ -8,12 +8,13 @@ it raises ``SecretLeak`` instead of writing a wrong credential into memory.
 
 Detection is regex based, for speed (one short memory masks in well under a
 millisecond): memfold's own patterns for the common providers, plus the
-token-shaped ``denylist`` regexes of selected ``detect-secrets`` plugins, and
-passwords, passphrases, PINs and codes stated in words whatever their entropy
-(``secrets_stated``). We
-do not run detect-secrets' full plugin scan (``scan_line``): it needs a
-global settings context, is much slower, and reports secrets without their
-positions, which masking needs.
+token-shaped ``denylist`` regexes of selected ``detect-secrets`` plugins,
+passwords, passphrases, PINs and codes stated in words whatever their entropy,
+and "user / password" pairs (``secrets_stated``), and payment card numbers, US
+Social Security numbers, UK National Insurance numbers and IBANs proved by their
+checksums or issuing rules (``secrets_numbers``). We do not run detect-secrets'
+full plugin scan (``scan_line``): it needs a global settings context, is much
+slower, and reports secrets without their positions, which masking needs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from memfold.errors import SecretLeak
+from memfold.llm.secrets_numbers import number_secret_spans
 from memfold.llm.secrets_stated import stated_secret_spans, stated_word
 
 PLACEHOLDER_RE = re.compile(r"\[\[SECRET_(\d+)\]\]")
@@ -159,6 +161,7 @@ def _scan(text: str) -> list[tuple[int, int]]:
         if _looks_secret(m.group(1), m.group(2)):
             spans.append(m.span(2))
     spans.extend(stated_secret_spans(text))  # passwords and PINs stated in words
+    spans.extend(number_secret_spans(text))  # cards, SSNs, NI numbers, IBANs
     for pattern in _detect_secrets_patterns():
         for m in pattern.finditer(text):
             spans.extend(_match_spans(m))
