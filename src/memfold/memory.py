@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Unpack, overload
@@ -30,7 +30,7 @@ from memfold.judge.base import Judge
 from memfold.judge.select import make_judge
 from memfold.memory_input import new_memory
 from memfold.memory_maintenance import MaintenanceMethods
-from memfold.model import AddResult, Area, Category, ConsolidateMode, MemoryRecord
+from memfold.model import AddResult, Area, Category, ConsolidateMode, LogEntry, MemoryRecord
 from memfold.policy.validate import clean_enum, clean_metadata, clean_text, clean_unit
 from memfold.store.select import BackendStore, file_read_only, open_postgres, postgres_url
 from memfold.store.sqlite import SQLiteStore
@@ -332,11 +332,22 @@ class Memory(MaintenanceMethods):
             self.ctx, ids, vacuum=bool(vacuum), dry_run=bool(dry_run), sessions=sessions
         )
 
-    def undo(self, log_id: int, *, cascade: bool = False) -> _Ints:
-        """Restore the state before log row ``log_id``; returns the undo log ids."""
+    def undo(
+        self,
+        log_id: int,
+        *,
+        cascade: bool = False,
+        may_undo: Callable[[LogEntry], bool] | None = None,
+    ) -> _Ints:
+        """Restore the state before log row ``log_id``; returns the undo log ids.
+
+        Refused (``UndoRefused``) when later changes built on it, unless ``cascade``,
+        which undoes those first, all in one transaction. ``may_undo``: the rows the
+        caller may undo (the service passes its key's scope); a cascade that would reach
+        another row is refused whole and does not name it."""
         if isinstance(log_id, bool) or not isinstance(log_id, int):
             raise InvalidInput(f"log_id must be an integer, got {log_id!r}")
-        return undo_change(self.ctx, log_id, cascade=cascade)
+        return undo_change(self.ctx, log_id, cascade=bool(cascade), may_undo=may_undo)
 
     @property
     def review(self) -> Review:

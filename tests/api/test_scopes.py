@@ -59,13 +59,13 @@ def test_delete_all_archives_a_users_scopes_and_undo_restores(mem_off: Memory) -
     assert isinstance(result, DeleteAllResult)
     # every active memory of any scope with user alice; the archived one is not counted
     assert result.deleted == [*ids["alice"][:2], *ids["alice-bot"]]
-    assert len(result.log_ids) == 1
-    entry = mem_off.log(1)[0]
-    assert (entry.id, entry.action, entry.reasoning) == (
-        result.log_ids[0],
-        "ARCHIVE_ALL",
-        "user asked",
-    )
+    # One log row per scope (alice's own, alice's bot's): a row never spans two scopes.
+    assert len(result.log_ids) == 2
+    rows = mem_off.log(2)[::-1]
+    assert [(e.id, e.action, e.reasoning) for e in rows] == [
+        (log_id, "ARCHIVE_ALL", "user asked") for log_id in result.log_ids
+    ]
+    assert [set(e.input_ids) for e in rows] == [set(ids["alice"][:2]), set(ids["alice-bot"])]
     assert mem_off.search("alice tea", user_id="alice") == []
     assert {s.user_id: s.active for s in mem_off.list_scopes()} == {
         "alice": 0,
@@ -76,7 +76,8 @@ def test_delete_all_archives_a_users_scopes_and_undo_restores(mem_off: Memory) -
         assert mem_off.get(mid).status.value == "archived"
     # the others are untouched
     assert [r.status.value for r in mem_off.list(user_id="bob", session_id="s1")] == ["active"] * 2
-    mem_off.undo(result.log_ids[0])
+    for log_id in result.log_ids:
+        mem_off.undo(log_id)
     after = {r.id: r for r in mem_off.list(user_id="alice", status=None)}
     for mid, old in before.items():
         assert (after[mid].status, after[mid].text) == (old.status, old.text)

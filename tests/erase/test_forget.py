@@ -181,11 +181,12 @@ def test_forget_one_erases_what_holds_its_words_and_restores_the_rest(
         for gone in (ids["tea"], ids["merged"]):
             with pytest.raises(NotFound):
                 mem.get(gone)
-        # the merge row is scrubbed (ids kept, snapshots and reasoning gone); undo refused
+        # the merge row is scrubbed (ids kept, the erased snapshots and the reasoning gone;
+        # cups' own snapshot, whose text the merge left as it was, kept); undo refused
         merge_row = mem.store.get_log(int(ids["merge_log"]))
-        assert merge_row is not None and merge_row.before["memories"] == {}
+        assert merge_row is not None and set(merge_row.before["memories"]) == {ids["cups"]}
         assert merge_row.reasoning == "" and ids["tea"] in merge_row.before["erased"]
-        with pytest.raises(UndoRefused, match="touched erased memories"):
+        with pytest.raises(UndoRefused, match="is an erasure"):
             mem.undo(int(ids["merge_log"]), cascade=True)
         assert report.log_id is not None
         with pytest.raises(UndoRefused, match="is an erasure"):
@@ -336,7 +337,7 @@ def test_undo_through_an_erasure_is_refused_and_changes_nothing(
         before = mem.get(tea.id)
         assert before.text == edited.text and before.status is Status.ACTIVE
         for cascade in (False, True):
-            with pytest.raises(UndoRefused, match="touched erased memories"):
+            with pytest.raises(UndoRefused, match="an erasure"):
                 mem.undo(edit_log, cascade=cascade)
         now = mem.get(tea.id)  # nothing undone on the way
         assert (now.text, now.status, now.version) == (before.text, before.status, before.version)

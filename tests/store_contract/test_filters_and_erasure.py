@@ -94,7 +94,9 @@ def test_erase_memories_leaves_a_tombstone_and_no_row(store: Any) -> None:
     records = list(store.get_memories(["a"]).values())
     removed = store.erase_memories(records, derived=[])
     assert removed["memories"] == 1 and removed["links"] == 1 and removed["jobs"] == 1
-    assert store.scrub_log_rows({log_id: ["a"]}) == 1
+    scrubbed = {"memories": {}, "links": [], "erased": ["a"]}
+    assert store.scrub_log_rows({log_id: (scrubbed, scrubbed)}) == 1
+    assert store.get_log(log_id).before == scrubbed
     assert store.scrub_free_text(["secret text"]) == 1  # the feedback row went with "a"
     assert store.get_memory("a") is None
     assert store.log_ids_quoting(["secret text"]) == []

@@ -1,10 +1,12 @@
 """Hard erasure (``Memory.forget``): a memory, or a whole scope, gone from the file for good.
 
 Soft delete (``delete``) archives and can be undone. ``forget`` removes the text,
-the vector, the keyword (FTS5) entries, every log snapshot and reasoning of a
-change that touched it, its review-queue pairs, jobs, links and feedback, and
-leaves a tombstone: id, scope, time, no text. It cannot be undone, and undo of
-any log row that touched an erased memory is refused.
+the vector, the keyword (FTS5) entries, its snapshots in every log row and the
+reasoning of those rows, its review-queue pairs, jobs, links and feedback, and
+leaves a tombstone: id, scope, time, no text. It cannot be undone. A log row that
+touched it keeps the snapshots of its other memories where it left their text as
+it was (a bulk delete, an expiry), so undoing that row still restores them; a row
+that rewrote another memory's text loses that snapshot too, and its undo is refused.
 
 What else goes, and what comes back ("as if it had never been saved"):
 
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 from memfold.engine.context import Context
@@ -127,6 +129,40 @@ def restoration(record: MemoryRecord, logs: Sequence[LogEntry], erased: set[str]
         version=record.version + 1,
         updated_at=utcnow(),
     )
+
+
+def scrubbed(entry: LogEntry, gone: set[str], *, keep_others: bool) -> tuple[JSONDict, JSONDict]:
+    """A log row's before/after once the memories ``gone`` are erased: their snapshots and
+    links go, and the row names them as erased. ``keep_others``: the snapshots of the
+    row's other memories stay where the row left their text as it was (a bulk delete,
+    an expiry, a status change), so the row can still restore them; a memory the row
+    created, removed or gave a new text goes too (its text may hold erased words). Else
+    every snapshot goes (a row that only quoted an erased text)."""
+    erased = sorted(gone & touched_ids(entry))
+    before = entry.before.get("memories", {})
+    after = entry.after.get("memories", {})
+    keep: set[str] = set()
+    if keep_others:
+        for mid in set(before) | set(after):
+            old, new = before.get(mid), after.get(mid)
+            unchanged = old is not None and new is not None and old.get("text") == new.get("text")
+            if mid not in gone and unchanged:
+                keep.add(mid)
+
+    def side(state: JSONDict) -> JSONDict:
+        memories = state.get("memories", {})
+        links = [
+            lk
+            for lk in state.get("links", [])
+            if lk.get("src") not in gone and lk.get("dst") not in gone
+        ]
+        return {
+            "memories": {mid: snap for mid, snap in memories.items() if mid in keep},
+            "links": links if keep else [],
+            "erased": erased,
+        }
+
+    return side(entry.before), side(entry.after)
 
 
 def touched_ids(entry: LogEntry) -> set[str]:
@@ -251,7 +287,7 @@ def forget(
             ctx.store.put_memory(rec)
         report.restored = sorted(restored)
         touching = store.log_ids_touching(sorted(gone))
-        scrub = {e.id: sorted(touched_ids(e) & gone) for e in _logs(store, touching)}
+        scrub = {e.id: scrubbed(e, gone, keep_others=True) for e in _logs(store, touching)}
         scrub.update(_rows_quoting(store, ctx, list(records.values()), gone, scrub))
         report.rows_removed = store.erase_memories(list(records.values()), derived)
         if sessions:
@@ -285,8 +321,8 @@ def _rows_quoting(
     ctx: Context,
     records: Sequence[MemoryRecord],
     gone: set[str],
-    known: dict[int, list[str]],
-) -> dict[int, list[str]]:
+    known: Mapping[int, object],
+) -> dict[int, tuple[JSONDict, JSONDict]]:
     """Other log rows whose reasoning or snapshots quote an erased text (an LLM's reasoning
     about a candidate it did not act on). Only a scope that keeps memories can have such
     rows left, so erasing whole scopes scans nothing. Called before the deletes."""
@@ -295,7 +331,7 @@ def _rows_quoting(
     keeping = {key for key, n in leaving.items() if sizes.get(key, 0) > n}
     texts = [r.text for r in records if r.scope.key() in keeping]
     found = [i for i in store.log_ids_quoting(texts) if i not in known]
-    return {e.id: sorted(gone & touched_ids(e)) for e in store.logs_by_id(found)}
+    return {e.id: scrubbed(e, gone, keep_others=False) for e in store.logs_by_id(found)}
 
 
 def _compact(ctx: Context, store: ErasureStore, report: ForgetReport, *, vacuum: bool) -> None:
@@ -326,19 +362,37 @@ def erased_among(ctx: Context, ids: Sequence[str]) -> set[str]:
     return set(store.erased_ids(ids)) if isinstance(store, ErasureStore) else set()
 
 
-def refuse_if_erased(ctx: Context, entries: Sequence[LogEntry]) -> None:
-    """Undo of a log row that touched an erased memory (or of an erasure) is refused:
-    nothing of it is left to restore, and nothing erased may come back."""
+def erased_in(ctx: Context, entry: LogEntry) -> set[str]:
+    """The memories a log row touched that were erased since."""
     store = ctx.store
     if not isinstance(store, ErasureStore):
-        return
+        return set()
+    return set(store.erased_ids(touched_ids(entry)))
+
+
+def refuse_if_erased(ctx: Context, entries: Sequence[LogEntry]) -> None:
+    """Undo of an erasure is refused, and so is undo of a log row that touched an erased
+    memory where the row's record of another memory went with it (``scrubbed``): nothing
+    erased may come back, and nothing can be restored from a record that is gone. A row
+    that still holds its other memories (a bulk delete, a tick) restores those."""
     for entry in entries:
         if entry.action == FORGET_ACTION:
             raise UndoRefused(f"log entry {entry.id} is an erasure; it cannot be undone", [])
-        erased = store.erased_ids(touched_ids(entry))
-        if erased:
-            names = ", ".join(sorted(erased)[:3]) + (" ..." if len(erased) > 3 else "")
+        erased = erased_in(ctx, entry)
+        if not erased:
+            continue
+        left = touched_ids(entry) - erased
+        if not left:
             raise UndoRefused(
-                f"log entry {entry.id} touched erased memories ({names}); it cannot be undone",
+                f"log entry {entry.id} touched only erased memories; nothing of it is left "
+                "to restore",
+                [e.id for e in entries if e.id != entry.id],
+            )
+        lost = left - set(entry.before.get("memories", {}))
+        if lost:
+            names = ", ".join(sorted(lost)[:3]) + (" ..." if len(lost) > 3 else "")
+            raise UndoRefused(
+                f"log entry {entry.id} touched erased memories, and its record of {names} "
+                "was erased with them; it cannot be undone",
                 [e.id for e in entries if e.id != entry.id],
             )

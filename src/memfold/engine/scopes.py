@@ -3,12 +3,13 @@ active memory of one (``delete_all``: soft, logged, undoable)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from memfold.engine.changes import ChangeSet, commit
 from memfold.engine.context import Context
 from memfold.errors import InvalidInput
-from memfold.model import JSONDict, Scope, Status, utcnow
+from memfold.model import JSONDict, MemoryRecord, Scope, Status, utcnow
 from memfold.policy.validate import clean_scope
 
 DELETE_ALL_ACTION = "ARCHIVE_ALL"
@@ -76,7 +77,8 @@ def delete_all(
 ) -> DeleteAllResult:
     """Archive every active memory whose scope has the given ids (None matches any; at
     least one id is required). One transaction: all of them or none. Logged as
-    ARCHIVE_ALL entries of at most ``store.delete_all_batch`` memories each."""
+    ARCHIVE_ALL entries of at most ``store.delete_all_batch`` memories each, each of
+    one scope."""
     ids = _scope_ids(user_id, agent_id, session_id)
     if all(v is None for v in ids.values()):
         raise InvalidInput(
@@ -92,27 +94,38 @@ def delete_all(
     with store.transaction():  # BEGIN IMMEDIATE: nothing changes them meanwhile
         targets = store.active_ids_in(ids["user_id"], ids["agent_id"], ids["session_id"])
         for start in range(0, len(targets), batch):
-            chunk = targets[start : start + batch]
-            records = store.get_memories(chunk)
-            now = utcnow()
-            change = ChangeSet(
-                path="api",
-                action=DELETE_ALL_ACTION,
-                input_ids=chunk,
-                reasoning=reason or f"delete_all {described}",
-                judge="user",
-            )
-            for mid in chunk:
-                current = records[mid]
-                change.expected[mid] = current.version
-                change.writes.append(
-                    current.copy(
-                        status=Status.ARCHIVED,
-                        version=current.version + 1,
-                        updated_at=now,
-                        valid_to=now,
-                    )
-                )
-            result.log_ids.append(commit(ctx, change))
-            result.deleted.extend(chunk)
+            records = store.get_memories(targets[start : start + batch])
+            # One log row never spans two scopes: each tenant's rows are its own to
+            # read and to undo.
+            for chunk in by_scope(records[mid] for mid in targets[start : start + batch]):
+                result.log_ids.append(_archive(ctx, chunk, reason or f"delete_all {described}"))
+                result.deleted.extend(r.id for r in chunk)
     return result
+
+
+def by_scope(records: Iterable[MemoryRecord]) -> list[list[MemoryRecord]]:
+    """``records`` grouped by scope (user, agent and session), in first-seen order."""
+    groups: dict[str, list[MemoryRecord]] = {}
+    for record in records:
+        groups.setdefault(record.scope.key(), []).append(record)
+    return list(groups.values())
+
+
+def _archive(ctx: Context, records: Sequence[MemoryRecord], reasoning: str) -> int:
+    """One logged change archiving ``records`` (all of one scope)."""
+    now = utcnow()
+    change = ChangeSet(
+        path="api",
+        action=DELETE_ALL_ACTION,
+        input_ids=[r.id for r in records],
+        reasoning=reasoning,
+        judge="user",
+    )
+    for current in records:
+        change.expected[current.id] = current.version
+        change.writes.append(
+            current.copy(
+                status=Status.ARCHIVED, version=current.version + 1, updated_at=now, valid_to=now
+            )
+        )
+    return commit(ctx, change)

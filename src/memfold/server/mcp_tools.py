@@ -19,11 +19,12 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from memfold.engine.review.runs import breaker_state
-from memfold.errors import InvalidInput, MemfoldError, NotFound
+from memfold.errors import InvalidInput, MemfoldError
 from memfold.memory import Memory
-from memfold.model import ApiKey, ConsolidateMode, LogEntry, MemoryRecord, Role, Scope
+from memfold.model import ApiKey, ConsolidateMode, MemoryRecord, Role, Scope
 from memfold.policy.validate import clean_scope
 from memfold.server.auth import may_see, owned_memory
+from memfold.server.visibility import log_visible, owned_log
 
 JSON = dict[str, Any]
 P = ParamSpec("P")
@@ -110,22 +111,6 @@ class MemoryTools:
         if not 1 <= value <= cap:
             raise InvalidInput(f"limit must be between 1 and {cap}, got {value}")
         return value
-
-    def _visible_change(self, key: ApiKey, log_id: int) -> LogEntry:
-        """The log row, when every memory it touched is within the key's scope."""
-        entry = self.memory.store.get_log(log_id)
-        missing = NotFound(f"no log entry {log_id}")
-        if entry is None:
-            raise missing
-        ids = {*entry.input_ids, *entry.output_ids}
-        ids |= set(entry.before.get("memories", {})) | set(entry.after.get("memories", {}))
-        if not ids:
-            raise missing
-        for memory_id in ids:
-            stored = self.memory.store.get_memory(memory_id)
-            if stored is None or not may_see(key, stored.scope):
-                raise missing
-        return entry
 
     def _latest_log_id(self, memory_id: str) -> int | None:
         rows = self.memory.history(memory_id)
@@ -239,8 +224,10 @@ class MemoryTools:
         a change was a mistake. A change that later changes built on is refused (undo those
         first). Returns the ids of the undo's own log rows and the memories as they are now."""
         key, _ = self._key(Role.WRITE)
-        entry = self._visible_change(key, log_id)
-        written = self.memory.undo(entry.id)
+        entry = owned_log(key, self.memory, log_id)
+        written = self.memory.undo(
+            entry.id, may_undo=lambda row: log_visible(key, self.memory, row)
+        )
         touched = sorted({*entry.input_ids, *entry.output_ids})
         now = self.memory.store.get_memories(touched)
         return {
@@ -313,7 +300,11 @@ class MemoryTools:
         record = owned_memory(key, self.memory, memory_id)
         return {
             "memory_id": record.id,
-            "changes": [e.to_dict() for e in self.memory.history(record.id)],
+            "changes": [
+                e.to_dict()
+                for e in self.memory.history(record.id)
+                if log_visible(key, self.memory, e)  # a row naming another scope is not shown
+            ],
         }
 
     @tool_errors

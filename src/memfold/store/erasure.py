@@ -6,7 +6,7 @@ Kept apart from ``Store`` so a backend without it still serves everything else;
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
@@ -30,7 +30,10 @@ class ErasureStore(Protocol):
         """Delete the memories and every row about them; a tombstone each; rows removed."""
         ...
 
-    def scrub_log_rows(self, erased_by_row: dict[int, list[str]]) -> int: ...
+    def scrub_log_rows(self, states: Mapping[int, tuple[JSONDict, JSONDict]]) -> int:
+        """Give these log rows the before/after states given and an empty reasoning."""
+        ...
+
     def scrub_free_text(self, texts: Sequence[str]) -> int: ...
     def optimize_keyword_index(self) -> None: ...
     def checkpoint(self, *, wait_s: float) -> bool: ...

@@ -19,11 +19,11 @@ In order:
    can only form there (the first tick of a store looks at every part).
 
 Steps 2-4 and the tick's time are written in ONE transaction, as logged change sets of
-at most ``lifecycle.tick_log_batch`` memories each (action EXPIRE, PROMOTE_CORE or COLD,
-path "lifecycle"), each undoable on its own: a tick cut off before that commit leaves
-nothing of it. Each compression commits alone (a cluster is compressed or untouched);
-a tick run again after a crash finds what is left to do. ``now`` defaults to the
-context's clock; a ``now`` earlier than the last tick's is refused.
+at most ``lifecycle.tick_log_batch`` memories of one scope each (action EXPIRE,
+PROMOTE_CORE or COLD, path "lifecycle"), each undoable on its own: a tick cut off before
+that commit leaves nothing of it. Each compression commits alone (a cluster is
+compressed or untouched); a tick run again after a crash finds what is left to do.
+``now`` defaults to the context's clock; a ``now`` earlier than the last tick's is refused.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from typing import Any
 from memfold.engine.changes import ChangeSet, commit
 from memfold.engine.context import Context
 from memfold.engine.lifecycle.compress import compress_fading
+from memfold.engine.scopes import by_scope
 from memfold.errors import InvalidInput
 from memfold.judge.base import Judge
 from memfold.model import (
@@ -121,14 +122,18 @@ def tick(ctx: Context, judge: Judge, now: datetime | None = None) -> TickReport:
         ("PROMOTE_CORE", promote_ids, _promote, report.promoted),
         ("COLD", cold_ids, _to_cold, report.cold),
     ]
+    by_id = {m.id: m for m in active}
     with ctx.store.transaction():
         for action, ids, plan, done in steps:
-            for start in range(0, len(ids), cfg.tick_log_batch):
-                batch = ids[start : start + cfg.tick_log_batch]
-                log_id, changed = _apply(ctx, action, batch, plan, when)
-                done.extend(changed)
-                if log_id is not None:
-                    report.log_ids.append(log_id)
+            # One log row never spans two scopes: a tenant's rows are its own to read
+            # and to undo.
+            for group in by_scope(by_id[mid] for mid in ids):
+                for start in range(0, len(group), cfg.tick_log_batch):
+                    batch = [m.id for m in group[start : start + cfg.tick_log_batch]]
+                    log_id, changed = _apply(ctx, action, batch, plan, when)
+                    done.extend(changed)
+                    if log_id is not None:
+                        report.log_ids.append(log_id)
         ctx.store.set_meta(LAST_TICK_KEY, when.isoformat())
     expired, promoted = set(report.expired), set(report.promoted)
     alive = [m for m in active if m.id not in expired]

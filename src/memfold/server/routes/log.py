@@ -10,7 +10,7 @@ from memfold.model import JSONDict
 from memfold.server.auth import MemoryDep, owned_memory
 from memfold.server.routes.deps import ReadKey, WriteKey, page_size
 from memfold.server.schemas import UndoRequest
-from memfold.server.visibility import owned_log, visible_log
+from memfold.server.visibility import log_visible, owned_log, visible_log
 
 router = APIRouter(prefix="/log", tags=["log"])
 
@@ -39,4 +39,8 @@ def undo_log(
 ) -> JSONDict:
     owned_log(key, memory, log_id)
     cascade = body.cascade if body is not None else False
-    return {"undo_log_ids": memory.undo(log_id, cascade=cascade)}
+    # A cascade must not reach a row of another scope (a worker's row may span several).
+    written = memory.undo(
+        log_id, cascade=cascade, may_undo=lambda row: log_visible(key, memory, row)
+    )
+    return {"undo_log_ids": written}

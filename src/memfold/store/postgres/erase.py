@@ -12,7 +12,7 @@ rewriting them from their live rows.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
@@ -29,7 +29,6 @@ from memfold.store.postgres.codec import (
     row_to_memory,
 )
 from memfold.store.postgres.connection import Connections
-from memfold.store.sqlite.erase import scrubbed_state
 
 _REMOVED = "[removed: about an erased memory]"
 # Free-text columns of rows not tied to one memory (table, column), as on SQLite.
@@ -200,17 +199,13 @@ class EraseTablesMixin:
                 changed += 1
         return changed
 
-    def scrub_log_rows(self, erased_by_row: dict[int, list[str]]) -> int:
-        """Empty the before/after snapshots and the reasoning of these log rows, keeping
-        ids, action and time, and the list of erased ids each touched."""
+    def scrub_log_rows(self, states: Mapping[int, tuple[JSONDict, JSONDict]]) -> int:
+        """Give these log rows the before/after states given and an empty reasoning."""
         self._db.write_many(
             "UPDATE consolidation_log SET before = %s, after = %s, reasoning = '' WHERE id = %s",
-            [
-                (Jsonb(scrubbed_state(erased)), Jsonb(scrubbed_state(erased)), log_id)
-                for log_id, erased in erased_by_row.items()
-            ],
+            [(Jsonb(b), Jsonb(a), log_id) for log_id, (b, a) in states.items()],
         )
-        return len(erased_by_row)
+        return len(states)
 
     def scrub_free_text(self, texts: Sequence[str]) -> int:
         """Replace any error message or feedback context quoting one of ``texts``."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -44,11 +44,6 @@ def _ph(n: int) -> str:
 def _chunks(ids: Sequence[str]) -> Iterable[list[str]]:
     for start in range(0, len(ids), _CHUNK):
         yield list(ids[start : start + _CHUNK])
-
-
-def scrubbed_state(erased: Sequence[str]) -> JSONDict:
-    """What a log row's before/after becomes once it touched an erased memory."""
-    return {"memories": {}, "links": [], "erased": sorted(erased)}
 
 
 def _scrub_breaker_events(conn: sqlite3.Connection, queue_ids: set[int], ids: set[str]) -> int:
@@ -202,18 +197,16 @@ class EraseTablesMixin:
             )
         return counts
 
-    def scrub_log_rows(self, erased_by_row: dict[int, list[str]]) -> int:
-        """Empty the before/after snapshots and the reasoning of these log rows, keeping
-        ids, action and time, and the list of erased ids each touched."""
+    def scrub_log_rows(self, states: Mapping[int, tuple[JSONDict, JSONDict]]) -> int:
+        """Give these log rows the before/after states given (engine/erase.py keeps ids,
+        action and time, the erased ids each touched and what of the rest can be kept)
+        and an empty reasoning."""
         with self._db.transaction() as conn:
-            for log_id, erased in erased_by_row.items():
-                state = json.dumps(scrubbed_state(erased))
-                conn.execute(
-                    "UPDATE consolidation_log SET before = ?, after = ?, reasoning = '' "
-                    "WHERE id = ?",
-                    (state, state, log_id),
-                )
-        return len(erased_by_row)
+            conn.executemany(
+                "UPDATE consolidation_log SET before = ?, after = ?, reasoning = '' WHERE id = ?",
+                [(json.dumps(b), json.dumps(a), log_id) for log_id, (b, a) in states.items()],
+            )
+        return len(states)
 
     def scrub_free_text(self, texts: Sequence[str]) -> int:
         """Replace any error message or feedback context quoting one of ``texts``. Each
