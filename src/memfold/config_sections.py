@@ -54,6 +54,14 @@ class StoreSettings(Section):
     # delete_all archives a scope in log entries of at most this many memories each
     # (each entry holds their before/after snapshots; one undo restores one entry).
     delete_all_batch: int = Field(1000, ge=1)
+    # PostgreSQL: after forget(..., vacuum=True), WAL switches, each with a CHECKPOINT,
+    # where the role may (superuser, or pg_checkpoint and EXECUTE on pg_switch_wal):
+    # twice the segment files pg_wal holds, plus one, at most this many (each writes up
+    # to one 16 MB segment). Then no segment file holds the erased text (a recycled
+    # segment keeps its bytes until it is current again and a switch zero-fills the rest
+    # of it; benchmarks/probe_pg_forget_wal.py). 0: none.
+    # Archives, replicas and base backups keep their copies (docs/reliability.md).
+    forget_wal_switches: int = Field(32, ge=0, le=256)
     # Searches never write: each hit's retrieval (access_count, last_access_at) goes to
     # an in-process buffer, written in one short transaction once it holds this many
     # accesses or its oldest is this many seconds old (and on flush() and close()).

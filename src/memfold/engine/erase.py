@@ -335,12 +335,13 @@ def _rows_quoting(
 
 
 def _compact(ctx: Context, store: ErasureStore, report: ForgetReport, *, vacuum: bool) -> None:
-    wait_s = ctx.settings.store.busy_timeout_ms / 1000
+    cfg = ctx.settings.store
+    wait_s = cfg.busy_timeout_ms / 1000
     report.checkpointed = store.checkpoint(wait_s=wait_s)
     if vacuum:
         store.vacuum()
         report.vacuumed = True
-        report.checkpointed = store.checkpoint(wait_s=wait_s)
+        report.checkpointed = store.checkpoint(wait_s=wait_s, wal_switches=cfg.forget_wal_switches)
     report.stale_space_possible = not report.vacuumed and not store.zeroed_throughout()
     if not report.checkpointed:
         log.warning(

@@ -28,6 +28,7 @@ from memfold.judge.base import Judge
 from memfold.model import Area, Scope
 from memfold.policy.extract_check import check_extract
 from memfold.policy.messages import Message, NewMessage
+from memfold.policy.redact import problem_kinds
 from memfold.policy.result_check import ResultLimits
 from memfold.policy.text import normalized
 
@@ -117,7 +118,7 @@ def extract(
 ) -> list[Extracted]:
     """Checked extracts of ``messages`` (see the module docstring); never raises."""
     from memfold.engine.conversation.extract_llm import extract_with_llm
-    from memfold.llm.secrets import find_secrets, mask_text
+    from memfold.llm.secrets import find_secrets
 
     items = [(m.role.value, m.content) for m in messages]
     names = [_name(m) for m in messages]
@@ -175,8 +176,13 @@ def extract(
         if find_secrets(text):  # a key or password is no memory to keep
             problems.append("extract holds a secret")
         if problems:
-            masked = mask_text(text)[0]  # a log never holds the secret either
-            log.warning("extract %r dropped (%s): %s", masked, by, "; ".join(problems))
+            # memfold's own log never quotes a text: it would outlive a forget.
+            log.warning(
+                "an extract of %d characters dropped (%s): %s",
+                len(text),
+                by,
+                "; ".join(problem_kinds(problems)),
+            )
             continue
         ids = tuple(source_id(messages[i], i) for i in indices)
         out.append(Extracted(text=text, area=area, sources=ids, by=by))

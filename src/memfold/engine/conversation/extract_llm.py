@@ -60,7 +60,9 @@ def read_rows(
         try:
             row = ExtractOut.model_validate(raw)
         except ValidationError as exc:
-            log.warning("extraction reply row %d is invalid, dropped: %s", n, exc)
+            # The error's own text quotes the row: only where it failed is logged.
+            where = sorted({".".join(map(str, e["loc"])) or "row" for e in exc.errors()})
+            log.warning("extraction reply row %d is invalid (%s), dropped", n, ", ".join(where))
             continue
         indices = sorted({offset + k - 1 for k in row.sources if 1 <= k <= size})
         if not indices:

@@ -29,6 +29,7 @@ from memfold.errors import InvalidInput
 from memfold.model import Scope, SearchHit
 from memfold.policy.conversation_summary import compress_parts, digest
 from memfold.policy.messages import Message, clean_message, clean_messages
+from memfold.policy.redact import log_reason
 from memfold.policy.summary_parts import NewSummaryPart, PartKind, SummaryPart
 from memfold.policy.validate import clean_scope, clean_text
 
@@ -187,7 +188,7 @@ class Conversation:
                 kind.value,
                 first,
                 last,
-                result.reason,
+                log_reason(result.reason),
             )
         self.last_written = result
         part = NewSummaryPart(kind, result.text, first, last, replaces)

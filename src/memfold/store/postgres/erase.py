@@ -225,12 +225,32 @@ class EraseTablesMixin:
     def optimize_keyword_index(self) -> None:
         """Nothing to merge: a deleted row's GIN entries go when VACUUM reclaims it."""
 
-    def checkpoint(self, *, wait_s: float) -> bool:
-        """``CHECKPOINT``; False when this role may not run it."""
+    def checkpoint(self, *, wait_s: float, wal_switches: int = 0) -> bool:
+        """``CHECKPOINT``; then, where this role may and ``wal_switches`` > 0, WAL switches,
+        each with a ``CHECKPOINT``, until every segment file now in ``pg_wal`` has been
+        recycled, been the current segment again and been switched away from: twice the
+        files plus one (at most ``wal_switches``). A checkpoint recycles a segment under
+        a new name with its old bytes, and a switch zero-fills the rest of the segment it
+        leaves, so afterwards no segment file holds what the erased rows logged
+        (benchmarks/probe_pg_forget_wal.py). Archives, replicas and backups keep
+        their copies (docs/reliability.md). False when this role may not checkpoint."""
         try:
             self._w("CHECKPOINT")
         except psycopg.errors.InsufficientPrivilege:
             return False
+        if wal_switches <= 0:
+            return True
+        try:
+            files = self._q("SELECT count(*) FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$'")
+            needed = min(wal_switches, 2 * int(files[0][0]) + 1)
+        except psycopg.errors.InsufficientPrivilege:
+            needed = wal_switches  # may not list pg_wal: switch as often as allowed
+        try:
+            for _ in range(needed):
+                self._q("SELECT pg_switch_wal()")
+                self._w("CHECKPOINT")
+        except psycopg.errors.InsufficientPrivilege:
+            pass  # the segments are recycled at the server's own pace
         return True
 
     def vacuum(self) -> None:

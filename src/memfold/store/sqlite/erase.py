@@ -229,9 +229,9 @@ class EraseTablesMixin:
             conn.execute("PRAGMA secure_delete=ON")
             conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
 
-    def checkpoint(self, *, wait_s: float) -> bool:
+    def checkpoint(self, *, wait_s: float, wal_switches: int = 0) -> bool:
         """Copy the WAL into the file and truncate it to zero bytes. False when a reader
-        kept it from finishing within ``wait_s``."""
+        kept it from finishing within ``wait_s``. (``wal_switches``: PostgreSQL's.)"""
         conn = self._db.get()
         deadline = time.monotonic() + wait_s
         while True:
