@@ -162,6 +162,17 @@ class ServerSettings(Section):
     review_log_rows: int = Field(50, ge=1)
     # The period of the report's plots on /review/report unless the page asks for another.
     review_report_since: str = "7d"
+    # Idempotency-Key (REST writes) and Memory.add(idempotency_key=...): a key's outcome
+    # is kept this long after its first request, then purged lazily (the store's
+    # idempotency_keys table; engine/idempotency.py).
+    idempotency_ttl_s: float = Field(86_400.0, gt=0)
+    # A first request that never stored its outcome (its process died, or the store
+    # failed after the write) blocks its key with 409 this long; after it, a retry runs
+    # again, which may repeat a write that did happen. The default never re-runs it
+    # within the key's lifetime.
+    idempotency_claim_ttl_s: float = Field(86_400.0, gt=0)
+    # The longest key accepted (printable ASCII).
+    idempotency_key_max_chars: int = Field(255, ge=1, le=4096)
 
 
 class RoleSettings(Section):

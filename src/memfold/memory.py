@@ -18,6 +18,7 @@ from memfold.engine.access import AccessBuffer
 from memfold.engine.context import Context
 from memfold.engine.conversation import add as conv
 from memfold.engine.feedback import feedback as record_feedback
+from memfold.engine.idempotency import add_once
 from memfold.engine.ingest import NewMemory, build_records, store_claimed, store_records
 from memfold.engine.lease import current_owner, reclaim_dead
 from memfold.engine.lifecycle.expiry import add_warnings
@@ -172,13 +173,26 @@ class Memory(MaintenanceMethods):
         created_at: datetime | str | None = None,
         expires_at: datetime | str | None = None,
         ttl: timedelta | float | None = None,
+        idempotency_key: str | None = None,
     ) -> AddResult | conv.MessagesAddResult:
         """Store one memory; consolidation follows per the mode (see class doc). No
         ``category``: assigned by rules, then by the LLM judge's reply if one judges the
         save (``category_source``). ``expires_at``/``ttl`` (or the area's default):
         a tick marks it expired then; already past, it is stored expired (``warnings``).
         ``messages=[{"role": ..., "content": ...}]`` instead of a text: mem0's call
-        (engine/conversation/add.py; README "mem0-compatible add")."""
+        (engine/conversation/add.py; README "mem0-compatible add").
+        ``idempotency_key``: an add retried with the same key in the same scope returns
+        the first one's result (``replayed``) instead of adding again, for
+        ``server.idempotency_ttl_s`` (engine/idempotency.py)."""
+        if idempotency_key is not None:
+            args: dict[str, Any] = {"text": text, "messages": messages, "infer": infer}
+            args.update(user_id=user_id, agent_id=agent_id, session_id=session_id, area=area)
+            args.update(category=category, importance=importance, sources=sources)
+            args.update(metadata=metadata, embedding=embedding, created_at=created_at)
+            args.update(expires_at=expires_at, ttl=ttl)
+            again: Callable[..., AddResult | conv.MessagesAddResult] = self.add
+            scope = self._scope(user_id, agent_id, session_id)
+            return add_once(self.ctx, scope, idempotency_key, args, lambda: again(**args))
         if messages is not None:
             kw: dict[str, Any] = {"area": area, "sources": sources, "embedding": embedding}
             kw.update(metadata=metadata, created_at=created_at, expires_at=expires_at, ttl=ttl)

@@ -28,6 +28,7 @@ _TABLES = (
     "consolidation_queue",
     "erasures",
     "feedback",
+    "idempotency_keys",
     "jobs",
     "links",
     "memories",

@@ -24,7 +24,7 @@ def _seed(path: Path, embedder: LocalEmbedder) -> dict[str, str]:
         gone = mem.add("Hana's old phone PIN was 4411", user_id="hana").memory.id
         mem.feedback(cat.id, "used")
         mem.forget(gone)
-        mem.add("Ivo plays the cello", user_id="ivo")
+        mem.add("Ivo plays the cello", user_id="ivo", idempotency_key="ivo-1")
     return {"tea": tea, "cat": cat.id, "gone": gone}
 
 
@@ -38,6 +38,7 @@ def test_migrate_copies_every_row_and_the_store_works_on(
     assert hashlib.sha256(src.read_bytes()).hexdigest() == digest  # only read
     assert counts["memories"] >= 4 and counts["consolidation_log"] >= 2
     assert counts["erasures"] == 1 and counts["feedback"] == 1
+    assert counts["idempotency_keys"] == 1
     with (
         Memory(src, embedder=embedder, consolidate="off") as a,
         Memory(url=pg_url, embedder=embedder, consolidate="off") as b,
@@ -53,6 +54,10 @@ def test_migrate_copies_every_row_and_the_store_works_on(
         assert b.store.erased_ids([ids["gone"]]).keys() == {ids["gone"]}
         assert b.store.feedback_counts() == a.store.feedback_counts()
         assert b.search("cello", user_id="ivo", k=1)[0].memory.text == "Ivo plays the cello"
+        # The idempotency key came along: a retry of the add is answered, not added.
+        again = b.add("Ivo plays the cello", user_id="ivo", idempotency_key="ivo-1")
+        assert again.replayed and again.memory.text == "Ivo plays the cello"
+        assert len(b.list(user_id="ivo")) == 1
         undo_of = next(e for e in b.log(limit=100) if e.action == "UPDATE")
         b.undo(undo_of.id)  # the copied log undoes on PostgreSQL
         assert b.get(ids["tea"]).status.value == "active"

@@ -113,6 +113,9 @@ class AddResult:
     job_id: int | None = None
     # What the caller should know about how it was stored (e.g. an expiry already past).
     warnings: list[str] = field(default_factory=list)
+    # True: the result of an earlier add with the same idempotency_key, not a new add
+    # (engine/idempotency.py; ``memory`` as it is now).
+    replayed: bool = False
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from memfold.memory import Memory
 from memfold.server.auth import KeyFirst
 from memfold.server.errors import install_error_handlers
+from memfold.server.idempotency import Idempotency, document_idempotency_key
 from memfold.server.limits import BodySizeLimit, RateLimiter
 from memfold.server.review_page import router as review_page_router
 from memfold.server.routes import api_router, document_bearer_auth
@@ -23,12 +24,16 @@ def create_app(memory: Memory) -> FastAPI:
     install_error_handlers(app)
     app.include_router(api_router())
     document_bearer_auth(app)
+    document_idempotency_key(app)
+    # Inside KeyFirst (the caller's key is known) and CORS (a replay gets its headers).
+    app.add_middleware(Idempotency, memory=memory)
     if cfg.cors_origins:  # off by default: browsers refuse cross-origin calls
         app.add_middleware(
             CORSMiddleware,
             allow_origins=list(cfg.cors_origins),
             allow_methods=["GET", "POST", "PUT", "DELETE"],
-            allow_headers=["Authorization", "Content-Type"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key"],
+            expose_headers=["Idempotent-Replayed"],
         )
     # Then a /v1 call without a valid key is 401 before its body is parsed.
     app.add_middleware(KeyFirst, memory=memory)

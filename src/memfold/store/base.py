@@ -36,7 +36,7 @@ from memfold.policy.filters import Filter
 from memfold.policy.messages import Message, NewMessage
 from memfold.policy.summary_parts import NewSummaryPart, SummaryPart
 
-__all__ = ["DatabaseVectorSearch", "IndexRow", "NewLogEntry", "Store"]
+__all__ = ["DatabaseVectorSearch", "IdempotencyEntry", "IndexRow", "NewLogEntry", "Store"]
 
 
 @dataclass(slots=True)
@@ -56,6 +56,23 @@ class NewLogEntry:
     before: JSONDict | None = None
     after: JSONDict | None = None
     undoes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyEntry:
+    """A stored idempotency key (engine/idempotency.py): ``state`` 'running' (claimed,
+    no outcome yet) or 'done' (``status``, ``content_type`` and ``body`` the outcome)."""
+
+    owner: str
+    key: str
+    fingerprint: str
+    claim: str
+    state: str
+    status: int | None
+    content_type: str | None
+    body: str | None
+    created_at: datetime
+    expires_at: datetime
 
 
 class Store(Protocol):
@@ -368,6 +385,44 @@ class Store(Protocol):
 
     def revoke_api_key(self, key_id: str, at: datetime) -> ApiKey | None:
         """Set revoked_at (kept when already revoked); None: no such key."""
+        ...
+
+    # idempotency keys (store/sql/idempotency.py; engine/idempotency.py)
+    def claim_idempotency_key(
+        self,
+        owner: str,
+        key: str,
+        *,
+        fingerprint: str,
+        claim: str,
+        now: datetime,
+        expires_at: datetime,
+    ) -> IdempotencyEntry | None:
+        """Purge the rows expired at ``now``; then None when the key was free (now
+        claimed, 'running', with this token), else its row (nothing written). One
+        transaction: of two claims of one key, one wins, in any number of processes."""
+        ...
+
+    def finish_idempotency_key(
+        self,
+        owner: str,
+        key: str,
+        *,
+        claim: str,
+        status: int,
+        content_type: str | None,
+        body: str,
+        expires_at: datetime,
+    ) -> bool:
+        """Store the claim's outcome; False: the claim is no longer held."""
+        ...
+
+    def release_idempotency_key(self, owner: str, key: str, *, claim: str) -> bool:
+        """Drop a claim whose request did not run; False: no longer held."""
+        ...
+
+    def idempotency_entry(self, owner: str, key: str) -> IdempotencyEntry | None:
+        """The key's row, expired or not."""
         ...
 
 

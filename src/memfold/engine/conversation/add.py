@@ -57,6 +57,7 @@ class AddOptions(TypedDict, total=False):
     created_at: datetime | str | None
     expires_at: datetime | str | None
     ttl: timedelta | float | None
+    idempotency_key: str | None
 
 
 class MessagesOptions(TypedDict, total=False):
@@ -69,6 +70,7 @@ class MessagesOptions(TypedDict, total=False):
     metadata: Mapping[str, Any] | None
     category: str | Category | None
     importance: float
+    idempotency_key: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,9 @@ class MessagesAddResult:
     results: list[MemoryEvent] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
     added: list[AddResult] = field(default_factory=list)
+    # True: an earlier add's result, given back for its idempotency_key (``messages``
+    # then empty; engine/idempotency.py).
+    replayed: bool = False
 
     def to_dict(self) -> JSONDict:
         return {"results": [r.to_dict() for r in self.results]}

@@ -3,10 +3,10 @@
 Everything comes along with its ids: memories (versions, change numbers, insertion
 order, vectors), tombstones, links, the log with its undo marks, jobs, the review
 queue, feedback, review runs, LLM usage, erasures, transcripts and summary parts, API
-keys (their hashes) and the meta keys (less SQLite's own). One PostgreSQL transaction:
-the copy lands whole or not at all. The SQLite file is opened read-only and never
-changed (it must be at the current schema: open it once with this memfold first). The
-target must hold no memory and no log row.
+keys (their hashes), idempotency keys and the meta keys (less SQLite's own). One
+PostgreSQL transaction: the copy lands whole or not at all. The SQLite file is opened
+read-only and never changed (it must be at the current schema: open it once with this
+memfold first). The target must hold no memory and no log row.
 """
 
 from __future__ import annotations
@@ -121,6 +121,14 @@ _TABLES: dict[str, tuple[list[str], dict[str, str], str | None]] = {
             "created_at", "revoked_at",
         ],
         {"created_at": _T, "revoked_at": _T},
+        None,
+    ),
+    "idempotency_keys": (
+        [
+            "owner", "idempotency_key", "fingerprint", "claim", "state", "status",
+            "content_type", "body", "created_at", "expires_at",
+        ],
+        {"created_at": _T, "expires_at": _T},
         None,
     ),
     "meta": (["key", "value"], {}, None),

@@ -36,9 +36,11 @@ _FREE_TEXT: tuple[tuple[str, str], ...] = (
     ("llm_calls", "error"),
     ("jobs", "last_error"),
     ("feedback", "context"),
+    ("idempotency_keys", "body"),  # a stored response quoting the memory (server replays)
 )
 _VACUUMED = (
     "memories",
+    "idempotency_keys",
     "tombstones",
     "links",
     "consolidation_log",

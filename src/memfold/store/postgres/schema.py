@@ -307,6 +307,26 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE jobs ADD COLUMN IF NOT EXISTS conflicts INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        9,
+        # Idempotency keys of REST writes and Memory.add (as SQLite's 16).
+        """
+        CREATE TABLE IF NOT EXISTS idempotency_keys (
+            owner TEXT NOT NULL,
+            idempotency_key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            claim TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'running',
+            status INTEGER,
+            content_type TEXT,
+            body TEXT,
+            created_at TIMESTAMPTZ NOT NULL,
+            expires_at TIMESTAMPTZ NOT NULL,
+            PRIMARY KEY (owner, idempotency_key)
+        );
+        CREATE INDEX IF NOT EXISTS idempotency_keys_expires ON idempotency_keys(expires_at);
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

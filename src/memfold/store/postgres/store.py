@@ -36,6 +36,7 @@ from memfold.store.postgres.lifecycle import LifecycleScanMixin
 from memfold.store.postgres.log import LogTablesMixin
 from memfold.store.postgres.scopes import ScopeQueriesMixin
 from memfold.store.postgres.vector import VectorSearchMixin
+from memfold.store.sql.idempotency import IdempotencyTables
 from memfold.store.sql.keys import KeyTables
 from memfold.store.sql.review import ReviewTables
 from memfold.store.sql.transcripts import TranscriptTables
@@ -71,6 +72,7 @@ class PostgresStore(
     LifecycleScanMixin,
     TranscriptTables,
     KeyTables,
+    IdempotencyTables,
 ):
     _dialect = POSTGRES  # the shared tables' SQL (store/sql/)
 

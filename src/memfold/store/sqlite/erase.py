@@ -34,6 +34,7 @@ _FREE_TEXT: tuple[tuple[str, str], ...] = (
     ("llm_calls", "error"),
     ("jobs", "last_error"),
     ("feedback", "context"),
+    ("idempotency_keys", "body"),  # a stored response quoting the memory (server replays)
 )
 
 

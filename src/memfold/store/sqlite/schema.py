@@ -430,6 +430,30 @@ MIGRATIONS: list[tuple[int, str]] = [
         INSERT INTO memories_fts(memories_fts, rank) VALUES ('automerge', 2);
         """,
     ),
+    (
+        16,
+        # Idempotency keys (engine/idempotency.py): one row per (owner, key), owner the
+        # REST caller's API key ('key:' + its id) or Memory.add's scope ('scope:' + its
+        # key). A row is claimed ('running') before the write runs, and holds the
+        # request's fingerprint (SHA-256), the claim's token and, once 'done', the
+        # outcome (status and body as replayed). Expired rows are purged on each claim.
+        """
+        CREATE TABLE idempotency_keys (
+            owner TEXT NOT NULL,
+            idempotency_key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            claim TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'running',
+            status INTEGER,
+            content_type TEXT,
+            body TEXT,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            PRIMARY KEY (owner, idempotency_key)
+        );
+        CREATE INDEX idempotency_keys_expires ON idempotency_keys(expires_at);
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -29,6 +29,7 @@ from memfold.store.codec import (
     memory_params,
     row_to_memory,
 )
+from memfold.store.sql.idempotency import IdempotencyTables
 from memfold.store.sql.keys import KeyTables
 from memfold.store.sql.review import ReviewTables
 from memfold.store.sql.transcripts import TranscriptTables
@@ -67,6 +68,7 @@ class SQLiteStore(
     LifecycleScanMixin,
     TranscriptTables,
     KeyTables,
+    IdempotencyTables,
     LogTablesMixin,
 ):
     _dialect = SQLITE  # the shared tables' SQL (store/sql/)
