@@ -16,6 +16,7 @@ from memfold.errors import (
     MemfoldError,
     NotFound,
     ReadOnlyStore,
+    StoreBusy,
     StoreUnavailable,
     UndoRefused,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "SearchHit",
     "Settings",
     "Status",
+    "StoreBusy",
     "StoreUnavailable",
     "UndoRefused",
 ]

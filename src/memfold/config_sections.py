@@ -48,6 +48,17 @@ class StoreSettings(Section):
     max_text_chars: int = Field(32_000, ge=1)
     max_sources: int = Field(1_000, ge=1)
     busy_timeout_ms: int = Field(30_000, ge=0)
+    # SQLite answers some lock conflicts at once, without waiting busy_timeout_ms: a new
+    # file switched to WAL while another process switches it (two processes opening a
+    # fresh store together). Beginning a write, committing it, switching to WAL or a
+    # read outside a transaction that meets one is tried again up to busy_retries
+    # times, the first after busy_retry_wait_ms, each wait doubling up to
+    # busy_retry_max_wait_ms, and never once busy_timeout_ms has passed since the first
+    # try (0: no retry); then memfold.errors.StoreBusy (transient, nothing written) is
+    # raised, never SQLite's "database is locked" (docs/reliability.md).
+    busy_retries: int = Field(8, ge=0)
+    busy_retry_wait_ms: float = Field(10.0, gt=0)
+    busy_retry_max_wait_ms: float = Field(1_000.0, gt=0)
     default_user_id: str = "default"
     # A memory id may be given by a unique prefix at least this long (ids are 32 hex).
     id_prefix_min_chars: int = Field(6, ge=1)

@@ -57,6 +57,12 @@ class StoreUnavailable(MemfoldError):
     transient: bool = True
 
 
+class StoreBusy(StoreUnavailable):
+    """The store stayed locked by another writer (SQLite's "database is locked") past
+    ``store.busy_timeout_ms`` and ``store.busy_retries``: nothing of the call was
+    written. Transient: the same call may be tried again."""
+
+
 class LeaseLost(ConflictError):
     """A job is no longer held by this worker (its lease passed to another): not applied."""
 

@@ -88,6 +88,9 @@ class Memory(MaintenanceMethods):
             else SQLiteStore(
                 self.path,
                 busy_timeout_ms=self.settings.store.busy_timeout_ms,
+                busy_retries=self.settings.store.busy_retries,
+                busy_retry_wait_ms=self.settings.store.busy_retry_wait_ms,
+                busy_retry_max_wait_ms=self.settings.store.busy_retry_max_wait_ms,
                 keyword_max_df_share=self.settings.search.keyword_max_df_share,
                 keyword_df_refresh_share=self.settings.search.keyword_df_refresh_share,
                 keyword_prune_min_docs=self.settings.search.keyword_prune_min_docs,

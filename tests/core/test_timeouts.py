@@ -21,7 +21,7 @@ from memfold.config import EmbedSettings, LLMSettings, RoleSettings
 from memfold.embed import make_embedder
 from memfold.embed.local import LocalEmbedder
 from memfold.embed.openai_compat import OpenAIEmbedder
-from memfold.errors import LLMUnavailable
+from memfold.errors import LLMUnavailable, StoreBusy
 from memfold.llm.client import LLMClient
 
 
@@ -117,7 +117,7 @@ def test_busy_timeout_is_how_long_a_write_waits_for_a_lock(
                 if expect_wait:
                     mem.add("written once the lock is released", user_id="u")
                 else:
-                    with pytest.raises(sqlite3.OperationalError, match="locked"):
+                    with pytest.raises(StoreBusy, match="locked"):
                         mem.add("refused while the file is locked", user_id="u")
             finally:
                 release.join()

@@ -50,6 +50,15 @@ from memfold.index.scope_block import ScopeBlock
 _SYNC_CHUNK = 4096  # feed (or loaded) rows applied at a time
 
 
+def _close(rows: Iterable[IndexRow]) -> None:
+    """End a store's row stream now, even when an error left it unfinished: a SQLite
+    cursor still open keeps its read snapshot, and the thread's next write would fail
+    on it (SQLITE_BUSY_SNAPSHOT) for as long as an exception's traceback holds it."""
+    close = getattr(rows, "close", None)
+    if callable(close):
+        close()
+
+
 class ChangeFeed(Protocol):
     """What the index reads from a store (a subset of the Store protocol)."""
 
@@ -121,18 +130,22 @@ class VectorIndex(IndexQueries, ChunkMerger):
         live_seq: dict[str, int] = {}
         seen = 0
         chunk: list[IndexRow] = []
-        for row in feed.changes_since(since):
-            seen += 1
-            if row.deleted:
-                if live_seq.get(row.id, -1) > row.seq:
-                    continue
-            else:
-                live_seq[row.id] = row.seq
-            if row.seq <= top:
-                chunk.append(row)
-            if len(chunk) >= _SYNC_CHUNK:
-                self.apply(chunk)
-                chunk = []
+        rows = feed.changes_since(since)
+        try:
+            for row in rows:
+                seen += 1
+                if row.deleted:
+                    if live_seq.get(row.id, -1) > row.seq:
+                        continue
+                else:
+                    live_seq[row.id] = row.seq
+                if row.seq <= top:
+                    chunk.append(row)
+                if len(chunk) >= _SYNC_CHUNK:
+                    self.apply(chunk)
+                    chunk = []
+        finally:
+            _close(rows)
         self.apply(chunk)
         self._seq = max(self._seq, top)
         return seen
@@ -229,11 +242,14 @@ class VectorIndex(IndexQueries, ChunkMerger):
             if size > 0:
                 block.add_chunk(size)  # one contiguous matrix, sized by the count
             batch: list[IndexRow] = []
-            for row in rows:
-                batch.append(row)
-                if len(batch) == _SYNC_CHUNK:
-                    self._fill_new(block, batch)
-                    batch = []
+            try:
+                for row in rows:
+                    batch.append(row)
+                    if len(batch) == _SYNC_CHUNK:
+                        self._fill_new(block, batch)
+                        batch = []
+            finally:
+                _close(rows)
             self._fill_new(block, batch)
             self.loads += 1
             return block, start

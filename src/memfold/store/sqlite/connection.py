@@ -1,18 +1,134 @@
-"""SQLite connections: one per thread, WAL, busy timeout, nestable transactions."""
+"""SQLite connections: one per thread, WAL, busy timeout, nestable transactions.
+
+Lock conflicts. A write begins as a writer (``BEGIN IMMEDIATE``): it waits for the
+writer lock with SQLite's busy handler (``store.busy_timeout_ms``) before it reads
+anything, so no read snapshot is ever upgraded to a write, a conflict SQLite answers
+at once (SQLITE_BUSY_SNAPSHOT; it can only come from a read of the same connection
+still open, an unfinished cursor, and is raised as StoreBusy at once: waiting does not
+end it). Other conflicts skip the busy handler too: switching a file not in WAL yet
+to WAL while another connection holds its lock, which two processes opening a new
+file together do (each open runs ``PRAGMA journal_mode=WAL``; one of them got
+"database is locked" at once, whatever the busy timeout: issue 27). The statements
+that can meet such a conflict (the WAL switch, ``BEGIN IMMEDIATE``, ``COMMIT``,
+``VACUUM``, a read outside a transaction) are tried again as ``BusyRetry`` says (the
+``store.busy_retr*`` settings); a conflict left after that is raised as StoreBusy
+(transient, nothing written), never as sqlite3.OperationalError.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
-from memfold.errors import InvalidInput, ReadOnlyStore
+from tenacity import (
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_exponential,
+)
+
+from memfold.config import StoreSettings
+from memfold.errors import InvalidInput, ReadOnlyStore, StoreBusy
 from memfold.store.sqlite.schema import LATEST_VERSION, MIGRATIONS
 from memfold.store.sqlite.scope_terms import SCOPE_TERMS_SQL_FUNCTION, scope_terms
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+
+_DEFAULTS = StoreSettings()
+_T = TypeVar("_T")
+
+
+def is_busy(exc: BaseException) -> bool:
+    """SQLite's "database is locked" (SQLITE_BUSY) or "database table is locked"
+    (SQLITE_LOCKED), whatever its extended code (SQLITE_BUSY_SNAPSHOT, ..._RECOVERY)."""
+    name = getattr(exc, "sqlite_errorname", None)
+    return (
+        isinstance(exc, sqlite3.OperationalError)
+        and isinstance(name, str)
+        and name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
+    )
+
+
+def _retryable(exc: BaseException) -> bool:
+    """A lock conflict that trying again can resolve: not SQLITE_BUSY_SNAPSHOT, which a
+    write begun while a read of the same connection is still open (an unfinished
+    cursor, on a snapshot older than another writer's commit) meets until that read
+    ends: no wait changes it."""
+    return is_busy(exc) and getattr(exc, "sqlite_errorname", "") != "SQLITE_BUSY_SNAPSHOT"
+
+
+@dataclass(frozen=True, slots=True)
+class BusyRetry:
+    """How a statement that met a lock conflict is tried again (see the module doc):
+    up to ``retries`` more times, waiting ``wait_ms`` then twice as long each time, at
+    most ``max_wait_ms``; none once ``budget_ms`` (the busy timeout) has passed since
+    the first try, so a conflict the busy handler already waited out is not waited
+    out again."""
+
+    retries: int
+    wait_ms: float
+    max_wait_ms: float
+    budget_ms: float
+
+    def run(self, statement: Callable[[], _T], *, what: str, path: Path) -> _T:
+        """``statement()``; after a lock conflict, tried again; StoreBusy (from the last
+        sqlite3.OperationalError) once that is spent."""
+        started = time.monotonic()
+        try:
+            return statement()
+        except sqlite3.OperationalError as exc:
+            if not _retryable(exc):
+                if is_busy(exc):
+                    raise self.busy(what, path, started, exc) from exc
+                raise
+        return self.again(statement, started=started, what=what, path=path)
+
+    def again(self, statement: Callable[[], _T], *, started: float, what: str, path: Path) -> _T:
+        """The retries of ``statement()``, whose first try, begun at monotonic time
+        ``started``, met a lock conflict."""
+        wait_s, max_wait_s = self.wait_ms / 1000, self.max_wait_ms / 1000
+        budget_s = self.budget_ms / 1000
+        if self.retries <= 0 or time.monotonic() - started >= budget_s:
+            raise self.busy(what, path, started)
+        time.sleep(min(wait_s, max_wait_s))  # the first retry waits too
+        retrying = Retrying(
+            # the first retry and retries - 1 more, while the budget lasts
+            stop=stop_after_attempt(self.retries)
+            | stop_after_delay(max(0.0, budget_s - (time.monotonic() - started))),
+            # after the k-th retry: wait_s * 2**k, at most max_wait_s
+            wait=wait_exponential(multiplier=2 * wait_s, min=wait_s, max=max_wait_s),
+            retry=retry_if_exception(_retryable),
+            reraise=True,
+        )
+        try:
+            return retrying(statement)
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                raise self.busy(what, path, started, exc) from exc
+            raise
+
+    def busy(
+        self, what: str, path: Path, started: float, exc: BaseException | None = None
+    ) -> StoreBusy:
+        """The StoreBusy of ``what``, tried since monotonic time ``started``."""
+        if exc is not None and not _retryable(exc):
+            return StoreBusy(
+                f"{path}: {what} met a read of the same connection still open on an "
+                "older snapshot (SQLITE_BUSY_SNAPSHOT): a cursor left unfinished; "
+                "nothing was written"
+            )
+        return StoreBusy(
+            f"{path} is locked by another connection: {what} gave up after "
+            f"{time.monotonic() - started:.2f} s (store.busy_timeout_ms={self.budget_ms:g}, "
+            f"store.busy_retries={self.retries}); nothing was written, try again"
+        )
 
 
 def register_functions(conn: sqlite3.Connection) -> None:
@@ -26,8 +142,10 @@ class Connections:
 
     Several threads and processes can share the file: WAL lets readers run
     beside a writer, and ``BEGIN IMMEDIATE`` with a busy timeout serializes
-    writers instead of failing them. ``read_only``: connections open with the
-    ``mode=ro`` URI, nothing is migrated, and ``transaction()`` raises ReadOnlyStore.
+    writers instead of failing them; what the busy handler cannot wait out is tried
+    again (``busy_retries``..., see the module doc), else raised as StoreBusy.
+    ``read_only``: connections open with the ``mode=ro`` URI, nothing is migrated, and
+    ``transaction()`` raises ReadOnlyStore.
     """
 
     def __init__(
@@ -35,11 +153,17 @@ class Connections:
         path: Path,
         *,
         busy_timeout_ms: int,
+        busy_retries: int = _DEFAULTS.busy_retries,
+        busy_retry_wait_ms: float = _DEFAULTS.busy_retry_wait_ms,
+        busy_retry_max_wait_ms: float = _DEFAULTS.busy_retry_max_wait_ms,
         create_parent: bool = False,
         read_only: bool = False,
     ) -> None:
         self.path = path
         self.busy_timeout_ms = busy_timeout_ms
+        self.retry = BusyRetry(
+            busy_retries, busy_retry_wait_ms, busy_retry_max_wait_ms, busy_timeout_ms
+        )
         self.read_only = read_only
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
@@ -55,10 +179,13 @@ class Connections:
                 self._check_schema()
             else:
                 self.migrate()
+        except StoreBusy:
+            self.close()
+            raise
         except sqlite3.DatabaseError as exc:
             self.close()
-            if exc.sqlite_errorname in ("SQLITE_BUSY", "SQLITE_LOCKED"):
-                raise
+            if is_busy(exc):
+                raise self.retry.busy("opening the store", path, time.monotonic(), exc) from exc
             raise InvalidInput(f"cannot open {path} as a memfold store: {exc}") from None
 
     def get(self) -> sqlite3.Connection:
@@ -86,15 +213,47 @@ class Connections:
         conn = sqlite3.connect(
             str(self.path), isolation_level=None, check_same_thread=False, timeout=timeout
         )
-        register_functions(conn)
-        conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
-        conn.execute("PRAGMA journal_mode=WAL")
+        try:
+            register_functions(conn)
+            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+            # A file not in WAL yet (a new one) is switched under a write lock, and
+            # SQLite answers "database is locked" at once, without its busy handler,
+            # while another connection holds that lock (switching it too): retried.
+            self.run(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchall(), "WAL switch")
+        except BaseException:
+            conn.close()
+            raise
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         # Freed space is zeroed, so a deleted or rewritten text leaves no stale copy in
         # the file (what Memory.forget relies on; see engine/erase.py).
         conn.execute("PRAGMA secure_delete=ON")
         return conn
+
+    def run(self, statement: Callable[[], _T], what: str) -> _T:
+        """``statement()``, tried again after a lock conflict (see the module doc); one
+        that outlasts the retries raises StoreBusy, never sqlite3.OperationalError."""
+        return self.retry.run(statement, what=what, path=self.path)
+
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """A query's rows. Outside a transaction a lock conflict is tried again (a read
+        changes nothing); inside one it raises StoreBusy, and the transaction's owner
+        rolls back."""
+        conn = self.get()
+        started = time.monotonic()
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+            if conn.in_transaction or not _retryable(exc):
+                raise self.retry.busy("a read", self.path, started, exc) from exc
+        return self.retry.again(
+            lambda: conn.execute(sql, params).fetchall(),
+            started=started,
+            what="a read",
+            path=self.path,
+        )
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -112,15 +271,20 @@ class Connections:
                 f"{self.path} is open read-only: writes are refused (open it without "
                 "read_only=True, with write permission on the file, to change it)"
             )
-        conn.execute("BEGIN IMMEDIATE")
+        # A writer from the start: the lock is waited for (busy handler, then retries)
+        # before anything is read, so no read snapshot is ever upgraded to a write.
+        started = time.monotonic()
+        self.run(lambda: conn.execute("BEGIN IMMEDIATE"), "beginning a write")
         self._local.depth = 1
         try:
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
+            self.run(lambda: conn.execute("COMMIT"), "committing a write")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if is_busy(exc):
+                raise self.retry.busy("a write", self.path, started, exc) from exc
             raise
-        else:
-            conn.execute("COMMIT")
         finally:
             self._local.depth = 0
 

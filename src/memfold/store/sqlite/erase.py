@@ -247,7 +247,8 @@ class EraseTablesMixin:
         """Rewrite the file from its live rows (outside any transaction)."""
         conn = self._db.get()
         conn.execute("PRAGMA secure_delete=ON")
-        conn.execute("VACUUM")
+        # takes the writer lock itself: a conflict is tried again, then StoreBusy
+        self._db.run(lambda: conn.execute("VACUUM"), "VACUUM")
         # From here on every freed byte was zeroed: no old copy can linger.
         with self._db.transaction() as tx:
             tx.execute(

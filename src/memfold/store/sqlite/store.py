@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from memfold.config import StoreSettings
 from memfold.errors import ConflictError, NotFound
 from memfold.index.bm25 import ScopeStatsCache, Stemmer
 from memfold.model import (
@@ -51,6 +52,8 @@ def _placeholders(n: int) -> str:
     return ",".join("?" * n)
 
 
+_DEFAULTS = StoreSettings()
+
 # The columns put_memory sets (all but id), and those the full-text index reads.
 _UPDATE_COLUMNS = tuple(c.strip() for c in MEMORY_COLUMNS.split(","))[1:]
 _FULL_TEXT_COLUMNS = frozenset({"text", "scope_key"})
@@ -77,7 +80,10 @@ class SQLiteStore(
         self,
         path: str | Path,
         *,
-        busy_timeout_ms: int = 30_000,
+        busy_timeout_ms: int = _DEFAULTS.busy_timeout_ms,
+        busy_retries: int = _DEFAULTS.busy_retries,
+        busy_retry_wait_ms: float = _DEFAULTS.busy_retry_wait_ms,
+        busy_retry_max_wait_ms: float = _DEFAULTS.busy_retry_max_wait_ms,
         keyword_max_df_share: float = 1.0,
         keyword_df_refresh_share: float = 0.1,
         keyword_prune_min_docs: int = 2000,
@@ -93,6 +99,9 @@ class SQLiteStore(
         self._db = Connections(
             self.path,
             busy_timeout_ms=busy_timeout_ms,
+            busy_retries=busy_retries,
+            busy_retry_wait_ms=busy_retry_wait_ms,
+            busy_retry_max_wait_ms=busy_retry_max_wait_ms,
             create_parent=create_parent,
             read_only=read_only,
         )
@@ -119,7 +128,7 @@ class SQLiteStore(
             yield
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self._db.get().execute(sql, params).fetchall()
+        return self._db.read(sql, params)
 
     def _w(self, sql: str, params: Sequence[Any] = ()) -> int:
         with self._db.transaction() as conn:
@@ -377,13 +386,16 @@ class SQLiteStore(
             "WHERE seq > ? ORDER BY 1",
             (seq, seq),
         )
-        while rows := cursor.fetchmany(2048):
-            for r in rows:
-                if r[7]:
-                    yield IndexRow(r[0], r[1], "", Status.ARCHIVED, Area.MAIN, None, None, True)
-                    continue
-                vec = blob_to_vec(r[5])
-                yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6])
+        try:
+            while rows := cursor.fetchmany(2048):
+                for r in rows:
+                    if r[7]:
+                        yield IndexRow(r[0], r[1], "", Status.ARCHIVED, Area.MAIN, None, None, True)
+                        continue
+                    vec = blob_to_vec(r[5])
+                    yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6])
+        finally:
+            cursor.close()  # left early: its read snapshot ends here, not at a later write
 
     def scope_sizes(self) -> dict[str, int]:
         return {
@@ -402,10 +414,13 @@ class SQLiteStore(
             "FROM memories WHERE scope_key = ?",
             (scope_key,),
         )
-        while rows := cursor.fetchmany(2048):
-            for r in rows:  # read-only views of the blobs: the index copies them
-                vec = None if r[5] is None else np.frombuffer(r[5], dtype=np.float32)
-                yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6])
+        try:
+            while rows := cursor.fetchmany(2048):
+                for r in rows:  # read-only views of the blobs: the index copies them
+                    vec = None if r[5] is None else np.frombuffer(r[5], dtype=np.float32)
+                    yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6])
+        finally:
+            cursor.close()  # left early: its read snapshot ends here, not at a later write
 
     def embedding_models(self) -> dict[str, int]:
         rows = self._q(
