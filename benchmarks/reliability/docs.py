@@ -75,8 +75,10 @@ that holds it.""",
 Each case runs on its own copy of a small seeded store. A case is accepted when no error
 is raised (CLI: exit code 0) or when the store changed (every table dumped as SQL and
 hashed before and after; for path cases, the file or folder named). The API must raise a
-`MemfoldError`; the CLI (`python -m memfold.cli`, a real process) must exit with code 2
-and print one line starting with `error:`, and no traceback.""",
+`MemfoldError`; the REST service (the real app on a loopback port, an admin key) must
+answer 4xx in its error shape, never 5xx, and the seeded user's list and search must still
+answer 200 afterwards; the CLI (`python -m memfold.cli`, a real process) must exit with
+code 2 and print one line starting with `error:`, and no traceback.""",
 }
 
 TITLES = {
@@ -146,7 +148,8 @@ def _scale(r: dict[str, Any]) -> str:
         lines.append(f"- {n} injection attempts per judge")
     if "bad_input" in r:
         b = r["bad_input"]
-        lines.append(f"- {b['api_cases']} API cases, {b['cli_cases']} CLI cases")
+        rest = b.get("rest_cases", 0)
+        lines.append(f"- {b['api_cases']} API cases, {rest} REST cases, {b['cli_cases']} CLI cases")
     return "\n".join(lines) + "\n"
 
 

@@ -49,6 +49,9 @@ def summary(r: dict[str, Any]) -> list[tuple[str, str, int]]:
         out += [
             ("5 bad input", "API: bad inputs accepted", b["api_accepted"]),
             ("5 bad input", "API: errors that are not MemfoldError", b["api_wrong_error"]),
+            ("5 bad input", "REST: bad inputs accepted", b.get("rest_accepted", 0)),
+            ("5 bad input", "REST: 5xx answers", b.get("rest_5xx", 0)),
+            ("5 bad input", "REST: scopes broken afterwards", b.get("rest_scope_broken", 0)),
             ("5 bad input", "CLI: bad inputs accepted", b["cli_accepted"]),
             ("5 bad input", "CLI: tracebacks printed", b["cli_tracebacks"]),
             ("5 bad input", "CLI: not exit 2 with one error: line", b["cli_not_one_error_line"]),
@@ -115,7 +118,15 @@ def _counts(d: dict[str, int]) -> str:
 
 def _cli_flags(c: dict[str, Any]) -> str:
     flags = []
-    if c.get("wrong_error"):
+    if c["surface"] == "rest":
+        status = c.get("http_status") or 0
+        if not 0 < status < 500:
+            flags.append(f"HTTP {status}" if status else "no answer")
+        elif c.get("wrong_error"):
+            flags.append("not the error shape")
+        if c.get("scope_broken"):
+            flags.append("scope broken afterwards")
+    elif c.get("wrong_error"):
         flags.append("not a MemfoldError")
     if c.get("traceback"):
         flags.append("traceback")

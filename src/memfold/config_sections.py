@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from memfold.config_check import Section
+from memfold.model.nesting import METADATA_DEPTH_CEILING, METADATA_MAX_BYTES, METADATA_MAX_DEPTH
 
 
 class StoreSettings(Section):
@@ -46,6 +47,12 @@ class StoreSettings(Section):
     pg_hnsw_ef_search: int = Field(100, ge=1, le=1000)
     pg_exact_max_rows: int = Field(5000, ge=0)
     max_text_chars: int = Field(32_000, ge=1)
+    # Metadata of one memory or message: how deep it may nest (a flat dict is 1 level)
+    # and its size as UTF-8 JSON. Deeper or bigger is refused at the door (InvalidInput,
+    # HTTP 422), on every surface: a 260-level object used to be stored and then break
+    # every JSON response of its scope. At most model/nesting.METADATA_DEPTH_CEILING.
+    max_metadata_depth: int = Field(METADATA_MAX_DEPTH, ge=1, le=METADATA_DEPTH_CEILING)
+    max_metadata_bytes: int = Field(METADATA_MAX_BYTES, ge=2)
     max_sources: int = Field(1_000, ge=1)
     busy_timeout_ms: int = Field(30_000, ge=0)
     # SQLite answers some lock conflicts at once, without waiting busy_timeout_ms: a new

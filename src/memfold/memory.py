@@ -32,7 +32,16 @@ from memfold.judge.select import make_judge
 from memfold.memory_input import new_memory
 from memfold.memory_maintenance import MaintenanceMethods
 from memfold.model import AddResult, Area, Category, ConsolidateMode, LogEntry, MemoryRecord
-from memfold.policy.validate import clean_enum, clean_metadata, clean_text, clean_unit
+from memfold.policy.validate import (
+    clean_enum,
+    clean_int,
+    clean_metadata,
+    clean_path,
+    clean_string,
+    clean_text,
+    clean_timeout,
+    clean_unit,
+)
 from memfold.store.select import BackendStore, file_read_only, open_postgres, postgres_url
 from memfold.store.sqlite import SQLiteStore
 
@@ -76,7 +85,7 @@ class Memory(MaintenanceMethods):
     ) -> None:
         self.settings = settings or Settings()
         self.url = postgres_url(path, url, self.settings)
-        location = Path(path) if path is not None else self.settings.store.path
+        location = clean_path(path) if path is not None else self.settings.store.path
         self.path = (location or default_store_path()).expanduser()  # unused with a url
         mode = consolidate or self.settings.consolidation.mode
         self.mode = clean_enum(mode, ConsolidateMode, "consolidate")
@@ -288,20 +297,24 @@ class Memory(MaintenanceMethods):
     ) -> MemoryRecord:
         """Manual edit: version + 1, re-embedded if the text changed, logged."""
         cfg = self.settings.store
+        depth, size = cfg.max_metadata_depth, cfg.max_metadata_bytes
         record, _ = edits.update(
             self.ctx,
             self._resolve_id(memory_id),
             text=None if text is None else clean_text(text, max_chars=cfg.max_text_chars),
             area=None if area is None else clean_enum(area, Area, "area"),
             importance=None if importance is None else clean_unit(importance, "importance"),
-            metadata=None if metadata is None else clean_metadata(metadata),
-            reason=reason,
+            metadata=None
+            if metadata is None
+            else clean_metadata(metadata, max_depth=depth, max_bytes=size),
+            reason=clean_string(reason, "reason"),
         )
         return record
 
     def delete(self, memory_id: str, *, reason: str = "") -> MemoryRecord:
         """Soft delete: status archived, logged, still returned by ``get``."""
-        record, _ = edits.soft_delete(self.ctx, self._resolve_id(memory_id), reason=reason)
+        why = clean_string(reason, "reason")
+        record, _ = edits.soft_delete(self.ctx, self._resolve_id(memory_id), reason=why)
         return record
 
     def delete_all(
@@ -316,8 +329,9 @@ class Memory(MaintenanceMethods):
         any; at least one is required): archived in one transaction, logged as ARCHIVE_ALL
         entries (one per ``store.delete_all_batch`` memories); ``undo`` of each entry
         restores its memories. Returns the ids archived and those log ids."""
+        why = clean_string(reason, "reason")
         return scopes.delete_all(
-            self.ctx, user_id=user_id, agent_id=agent_id, session_id=session_id, reason=reason
+            self.ctx, user_id=user_id, agent_id=agent_id, session_id=session_id, reason=why
         )
 
     def forget(
@@ -362,8 +376,7 @@ class Memory(MaintenanceMethods):
         which undoes those first, all in one transaction. ``may_undo``: the rows the
         caller may undo (the service passes its key's scope); a cascade that would reach
         another row is refused whole and does not name it."""
-        if isinstance(log_id, bool) or not isinstance(log_id, int):
-            raise InvalidInput(f"log_id must be an integer, got {log_id!r}")
+        log_id = clean_int(log_id, "log_id", minimum=1)
         return undo_change(self.ctx, log_id, cascade=bool(cascade), may_undo=may_undo)
 
     @property
@@ -382,6 +395,7 @@ class Memory(MaintenanceMethods):
         their next-attempt time (``stats()["jobs_waiting"]`` counts them). Also writes
         the buffered access counts of searches (kept for later if the file is busy).
         Read-only: does nothing."""
+        timeout = clean_timeout(timeout)
         if self.ctx.accesses is not None:
             self.ctx.accesses.flush()
         if self.mode is ConsolidateMode.OFF or self.read_only:

@@ -10,7 +10,7 @@ from typing import Any
 
 from memfold.config import Settings
 from memfold.engine.ingest import NewMemory
-from memfold.engine.lifecycle.expiry import clean_expiry
+from memfold.engine.lifecycle.expiry import check_expiry_fits, clean_expiry
 from memfold.errors import InvalidInput
 from memfold.model import Area, Category, CategorySource, Scope, parse_time
 from memfold.policy.categorize import categorize
@@ -33,6 +33,8 @@ def new_memory(settings: Settings, scope: Scope, text: object, kw: Mapping[str, 
             created = parse_time(created)
         except (TypeError, ValueError):
             raise InvalidInput(f"created_at is not a date/time: {created!r}") from None
+    if ttl is not None:
+        check_expiry_fits(created, ttl)
     body = clean_text(text, max_chars=cfg.max_text_chars)
     category = kw.get("category")  # none given: by rules (policy/categorize.py)
     source = CategorySource.GIVEN if category else CategorySource.RULES
@@ -44,7 +46,9 @@ def new_memory(settings: Settings, scope: Scope, text: object, kw: Mapping[str, 
         category_source=source,
         importance=clean_unit(kw.get("importance", 0.5), "importance"),
         sources=clean_sources(kw.get("sources"), max_items=cfg.max_sources),
-        metadata=clean_metadata(kw.get("metadata")),
+        metadata=clean_metadata(
+            kw.get("metadata"), max_depth=cfg.max_metadata_depth, max_bytes=cfg.max_metadata_bytes
+        ),
         embedding=kw.get("embedding"),
         created_at=created,
         expires_at=expires_at,

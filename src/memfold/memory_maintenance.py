@@ -19,6 +19,7 @@ from memfold.errors import InvalidInput
 from memfold.judge.base import Judge
 from memfold.memory_read import ReadMethods
 from memfold.model import ConsolidateMode, JSONDict
+from memfold.policy.validate import clean_path
 from memfold.store.select import BackendStore
 
 _Dicts = list[JSONDict]  # inside the class, ``list`` is not the builtin
@@ -40,14 +41,17 @@ class MaintenanceMethods(ReadMethods):
         return data
 
     def usage(self, since: datetime | None = None) -> _Dicts:
-        """LLM calls and tokens by day and task."""
+        """LLM calls and tokens by day and task (since a datetime; None: all)."""
+        if since is not None and not isinstance(since, datetime):
+            raise InvalidInput(f"since must be a datetime or None, got {type(since).__name__}")
         return self.store.llm_usage(since)
 
     # files --------------------------------------------------------------------
     def export(self, path: str | Path, *, progress: transfer.Progress | None = None) -> int:
         """Every memory and link to a JSONL file (never onto this store or any SQLite file)."""
         store_path = None if self.url else self.path  # a PostgreSQL store is no file
-        return transfer.export_file(self.ctx, Path(path), store_path=store_path, progress=progress)
+        target = clean_path(path, "export path")
+        return transfer.export_file(self.ctx, target, store_path=store_path, progress=progress)
 
     def import_(
         self,
@@ -56,7 +60,7 @@ class MaintenanceMethods(ReadMethods):
         skip_bad: bool = False,
         progress: transfer.Progress | None = None,
     ) -> transfer.ImportReport:
-        file = Path(path)
+        file = clean_path(path, "import path")
         if not file.is_file():
             raise InvalidInput(f"no such file: {file}")
         return transfer.import_jsonl(self.ctx, file, skip_bad=skip_bad, progress=progress)

@@ -7,7 +7,7 @@ scope of the id keywords, and ``_resolve_id`` (a full id or a unique prefix).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from memfold.config import Settings
@@ -18,7 +18,7 @@ from memfold.engine.search import SearchMode, search
 from memfold.errors import InvalidInput, NotFound
 from memfold.model import Area, LogEntry, MemoryRecord, Scope, SearchHit, Status
 from memfold.policy import filters as metadata_filters
-from memfold.policy.validate import clean_enum, clean_k, clean_scope, clean_text
+from memfold.policy.validate import clean_enum, clean_int, clean_k, clean_scope, clean_text
 from memfold.store.select import BackendStore
 
 # Aliases: inside the classes, ``list`` names the method, not the builtin.
@@ -112,14 +112,15 @@ class ReadMethods:
         filters: Mapping[str, Any] | None = None,
     ) -> _Records:
         """Memories of one scope (``status=None``: every status), oldest first;
-        ``filters``: metadata filter (see README)."""
+        ``filters``: metadata filter (see README). ``limit``: at most that many (1 or
+        more; None: all), after skipping ``offset``."""
         statuses = None if status is None else [clean_enum(status, Status, "status")]
         return self.store.list_memories(
             self._scope(user_id, agent_id, session_id),
             statuses=statuses,
             areas=_areas(area),
-            limit=limit,
-            offset=offset,
+            limit=None if limit is None else clean_int(limit, "limit", minimum=1),
+            offset=clean_int(offset, "offset"),
             where=self._filters(filters),
         )
 
@@ -143,13 +144,18 @@ class ReadMethods:
 
     def log(self, limit: int = 50) -> _Logs:
         """The newest log rows first."""
-        return self.store.list_log(limit=clean_k(limit, maximum=1_000_000))
+        return self.store.list_log(limit=clean_int(limit, "limit", minimum=1, maximum=1_000_000))
 
 
 def _areas(area: str | Area | Sequence[str | Area] | None) -> list[Area] | None:
     if area is None:
         return None
-    values = [area] if isinstance(area, str) else list(area)
+    if isinstance(area, str):
+        values: list[object] = [area]
+    elif isinstance(area, Iterable):
+        values = list(area)
+    else:
+        raise InvalidInput(f"area must be a string or a list of strings, got {type(area).__name__}")
     return [clean_enum(a, Area, "area") for a in values]
 
 
@@ -167,6 +173,4 @@ def _threshold(value: object, mode: str) -> float | None:
 
 
 def _offset(value: object, maximum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= maximum:
-        raise InvalidInput(f"offset must be an integer between 0 and {maximum}, got {value!r}")
-    return value
+    return clean_int(value, "offset", maximum=maximum)

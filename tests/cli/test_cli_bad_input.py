@@ -10,6 +10,9 @@ import pytest
 from cli.support import Cli
 
 HUGE = "word " * 8000  # 40,000 characters: over store.max_text_chars
+DEEP_40 = '{"a": ' * 40 + "1" + "}" * 40  # past store.max_metadata_depth (32)
+DEEP_5000 = '{"a": ' * 5000 + "1" + "}" * 5000  # past what json.loads can read
+NOT_UTF8 = "\udcff"  # the byte 0xff of a command line, as Python decodes it
 MISSING_ID = "0123456789abcdef0123456789abcdef"
 
 # {p}: the store, {sam}: a memory id, {tmp}: a scratch folder, {bad}/{wrongtype}: import
@@ -78,6 +81,25 @@ CASES: dict[str, tuple[str, ...]] = {
     "unknown option": ("stats", "--bogus"),
     "missing argument": ("add",),
     "fake-llm script missing": ("fake-llm", "--script", "{tmp}/none.json"),
+    # issue 27: before, an "internal error" (exit 1) or stored
+    "metadata 40 levels deep": ("add", "x", "--metadata", DEEP_40),
+    "metadata 5000 levels deep": ("add", "x", "--metadata", DEEP_5000),
+    "metadata deep, update": ("update", "{sam}", "--metadata", DEEP_40),
+    "metadata over 64 KB": ("add", "x", "--metadata", '{"k": "' + "x" * 70_000 + '"}'),
+    "metadata key a lone surrogate": ("add", "x", "--metadata", '{"\\ud800": 1}'),
+    "metadata with NUL": ("add", "x", "--metadata", '{"k": "a\\u0000b"}'),
+    "filter 5000 levels deep": ("list", "--filter", "[" * 5000 + "]" * 5000),
+    "filter value past int64": ("search", "tea", "--filter", f'{{"n": {2**63}}}'),
+    "scope id not UTF-8": ("add", "x", "-u", NOT_UTF8),
+    "source not UTF-8": ("add", "x", "-s", NOT_UTF8),
+    "reason not UTF-8": ("update", "{sam}", "new text", "--reason", NOT_UTF8),
+    "memory id not UTF-8": ("get", NOT_UTF8 * 8),
+    "list offset past int64": ("list", "--offset", str(2**63)),
+    "list limit past int64": ("list", "--limit", str(2**70)),
+    "log limit past int64": ("log", "--limit", str(2**70)),
+    "undo past int64": ("undo", str(2**63)),
+    "review item past int64": ("review", "approve", str(2**63)),
+    "report since 10**11 days back": ("report", "--since", "99999999999d"),
 }
 NO_PATH = {
     "missing store",

@@ -229,6 +229,18 @@ def test_bad_input_is_refused_and_changes_nothing(memfold_store: MemfoldStore) -
         memfold_store.search(ns, filter={"n": {"$in": [1, 2]}})  # not LangGraph's syntax
     with pytest.raises(InvalidInput, match="limit and offset"):
         memfold_store.search(ns, limit=-1)
+    # issue 27: a value nested 5,000 levels deep, with no text field, was a RecursionError
+    # (its text is the value as JSON); 40 levels, a lone surrogate, NUL were stored
+    deep: dict[str, Any] = {"leaf": 1}
+    for levels in range(5000):
+        deep = {"a": deep}
+        if levels in (40, 4999):
+            with pytest.raises(InvalidInput, match="item value nests deeper than 32 levels"):
+                memfold_store.put(ns, "deep", {"v": deep})
+    with pytest.raises(InvalidInput, match="not valid Unicode"):
+        memfold_store.put(ns, "k", {"text": "t", "\ud800": 1})
+    with pytest.raises(InvalidInput, match="NUL"):
+        memfold_store.put(ns, "k", {"text": "t", "n": "a\x00b"})
     assert memfold_store.search(()) == [] and memfold_store.list_namespaces() == []
 
 

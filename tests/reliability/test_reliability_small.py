@@ -127,10 +127,12 @@ def test_bad_input(tmp_path: Path, embedder: LocalEmbedder) -> None:
     with isolated_env(tmp_path):
         cases = run_bad_input(tmp_path, embedder, cli=True, small=True)
     s = summarize(cases)
-    assert s["api_cases"] >= 15 and s["cli_cases"] >= 4
+    assert s["api_cases"] >= 15 and s["cli_cases"] >= 4 and s["rest_cases"] >= 3
     accepted = [c.name for c in cases if c.accepted]
     assert accepted == []
     assert s["api_wrong_error"] == 0
+    assert s["rest_5xx"] == 0 and s["rest_scope_broken"] == 0
+    assert all(c.http_status == 422 for c in cases if c.surface == "rest"), cases
     assert s["cli_tracebacks"] == 0
     assert all(c.exit_code == 2 for c in cases if c.surface == "cli")
     assert s["cli_not_one_error_line"] == 0, [c.detail for c in cases if not c.one_error_line]

@@ -163,6 +163,18 @@ def test_bad_input_is_a_tool_error_and_writes_nothing(
     assert "limit" in server.error("search_memories", query="hopper", limit=10**6)
     assert "empty" in server.error("search_memories", query=" ")
     assert "messages" in server.error("add_messages", messages=[])
+    # issue 27: stored before (deep, big, NUL metadata) or a raw OverflowError
+    deep: dict[str, Any] = {"leaf": 1}
+    for _ in range(40):
+        deep = {"a": deep}
+    assert "nests deeper than 32" in server.error("add_memory", text="fine", metadata=deep)
+    assert "nests deeper" in server.error("update_memory", memory_id=mine, metadata=deep)
+    assert "65536" in server.error("add_memory", text="fine", metadata={"k": "x" * 70_000})
+    assert "NUL" in server.error("add_memory", text="fine", metadata={"k": "a\x00b"})
+    assert "less than or equal" in server.error("undo_change", log_id=2**63)
+    assert "offset must be" in server.error("list_memories", offset=2**63)
+    assert "64-bit" in server.error("search_memories", query="hopper", filters={"n": 2**63})
+    assert "NUL" in server.error("get_memory", memory_id="abcdef\x00")
     assert _snapshot(store["path"], embedder) == before
 
 

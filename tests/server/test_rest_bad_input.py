@@ -6,7 +6,9 @@ Content-Length; 429 past a key's rate limit, with Retry-After."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,20 +124,40 @@ def test_malformed_json_is_422_and_writes_nothing(world: World, raw: bytes) -> N
     assert world.live.fingerprint() == before
 
 
+BIG = 2**63  # one past the largest integer SQLite and PostgreSQL's bigint hold
+
+
+def deep(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"leaf": 1}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
 @pytest.mark.parametrize(
-    ("url", "field"),
+    ("method", "url", "field"),
     [
-        ("/v1/memories?limit=many", "query.limit"),
-        ("/v1/memories?offset=-1", "query.offset"),
-        ("/v1/log/first", "path.log_id"),
-        ("/v1/review/items/x/approve", "path.item_id"),
-        ("/v1/conversations/s/messages?start=-2", "query.start"),
+        ("GET", "/v1/memories?limit=many", "query.limit"),
+        ("GET", "/v1/memories?offset=-1", "query.offset"),
+        ("GET", "/v1/log/first", "path.log_id"),
+        ("POST", "/v1/review/items/x/approve", "path.item_id"),
+        ("GET", "/v1/conversations/s/messages?start=-2", "query.start"),
+        # past int64: each was a 500 (OverflowError in the database driver)
+        ("GET", f"/v1/memories?offset={BIG}", "query.offset"),
+        ("GET", f"/v1/log/{BIG}", "path.log_id"),
+        ("GET", f"/v1/log/-{BIG + 1}", "path.log_id"),
+        ("POST", f"/v1/log/{2**70}/undo", "path.log_id"),
+        ("POST", f"/v1/review/items/{BIG}/approve", "path.item_id"),
+        ("POST", f"/v1/review/items/{BIG}/reject", "path.item_id"),
+        ("GET", f"/v1/conversations/s/messages?start={BIG}", "query.start"),
+        ("GET", f"/v1/conversations/s/messages?end={BIG}", "query.end"),
     ],
 )
-def test_a_bad_query_or_path_value_is_422_naming_it(world: World, url: str, field: str) -> None:
+def test_a_bad_query_or_path_value_is_422_naming_it(
+    world: World, method: str, url: str, field: str
+) -> None:
     client = world.live.client(world.tenants["alice"].write)
     before = world.live.fingerprint()
-    method = "POST" if url.endswith("approve") else "GET"
     error = _error(client.request(method, url), 422, "invalid_input")
     assert field in {f["field"] for f in error["fields"]}
     assert world.live.fingerprint() == before
@@ -160,6 +182,19 @@ def test_a_bad_query_or_path_value_is_422_naming_it(world: World, url: str, fiel
             "role",
         ),
         ("POST", "/v1/tick", {"now": "yesterday-ish"}, "now"),
+        # issue 27: each was a 500, the deep metadata stored first
+        ("POST", "/v1/memories", {"text": "x", "user_id": "alice", "ttl": 1e12}, "9999"),
+        ("POST", "/v1/memories", {"text": "x", "metadata": {"k": "x" * 70_000}}, "65536"),
+        ("POST", "/v1/memories", {"text": "x", "metadata": {"k": "a\x00b"}}, "NUL"),
+        ("POST", "/v1/memories/search", {"query": "x", "filters": {"n": BIG}}, "64-bit"),
+        ("GET", f"/v1/memories?filters=%7B%22n%22%3A%20{BIG}%7D", None, "64-bit"),
+        ("GET", "/v1/memories?filters=" + "%5B" * 5000 + "%5D" * 5000, None, "nested too deep"),
+        (
+            "POST",
+            "/v1/conversations/s/window",
+            {"user_id": "alice", "user_message": "bees?", "k_memories": BIG},
+            "k_memories",
+        ),
     ],
 )
 def test_what_memfold_refuses_is_422_and_writes_nothing(
@@ -167,9 +202,136 @@ def test_what_memfold_refuses_is_422_and_writes_nothing(
 ) -> None:
     client = world.live.client(world.admin)
     before = world.live.fingerprint()
-    error = _error(client.request(method, path, json=body), 422, "invalid_input")
+    url = path.format(memory_id=world.tenants["alice"].memory_id)
+    error = _error(client.request(method, url, json=body), 422, "invalid_input")
     assert words in error["message"]
     assert world.live.fingerprint() == before
+
+
+# Bodies built in the test: a failing case's parameters stay short to print.
+DEEP_BODIES: dict[str, tuple[str, str, Callable[[], dict[str, Any]]]] = {
+    "add, 260 levels (the report's 1.8 KB body)": (
+        "POST",
+        "/v1/memories",
+        lambda: {"text": "x", "metadata": deep(260)},
+    ),
+    "add messages, 40 levels": (
+        "POST",
+        "/v1/memories",
+        lambda: {
+            "messages": [{"role": "user", "content": "x", "metadata": deep(40)}],
+            "infer": False,
+        },
+    ),
+    "update, 40 levels": ("PUT", "/v1/memories/{memory_id}", lambda: {"metadata": deep(40)}),
+    "append messages, 40 levels": (
+        "POST",
+        "/v1/conversations/s/messages",
+        lambda: {
+            "user_id": "alice",
+            "messages": [{"role": "user", "content": "x", "metadata": deep(40)}],
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(DEEP_BODIES))
+def test_metadata_nested_too_deep_is_422_and_writes_nothing(world: World, name: str) -> None:
+    method, path, body = DEEP_BODIES[name]
+    client = world.live.client(world.admin)
+    before = world.live.fingerprint()
+    url = path.format(memory_id=world.tenants["alice"].memory_id)
+    error = _error(client.request(method, url, json=body()), 422, "invalid_input")
+    assert "nests deeper than 32 levels" in error["message"]
+    assert world.live.fingerprint() == before
+    listed = client.get("/v1/memories", params={"user_id": "alice"})
+    assert listed.status_code == 200, listed.text
+
+
+S = "\\ud800"  # a lone surrogate, as JSON escapes it: valid JSON, no valid UTF-8
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "raw", "words"),
+    [
+        ("POST", "/v1/memories", f'{{"text": "x", "user_id": "{S}"}}', "user_id is not valid"),
+        ("POST", "/v1/memories", f'{{"text": "x", "session_id": "{S}"}}', "session_id is not"),
+        ("POST", "/v1/memories", f'{{"text": "x", "sources": ["{S}"]}}', "source is not valid"),
+        ("POST", "/v1/memories", f'{{"text": "x", "metadata": {{"{S}": 1}}}}', "metadata is not"),
+        ("POST", "/v1/memories", f'{{"text": "x", "metadata": {{"k": "{S}"}}}}', "metadata is"),
+        (
+            "POST",
+            "/v1/memories",
+            f'{{"messages": [{{"role": "user", "content": "x", "name": "{S}"}}], "infer": false}}',
+            "metadata is not valid",
+        ),
+        ("POST", "/v1/memories/search", f'{{"query": "x", "agent_id": "{S}"}}', "agent_id is"),
+        ("POST", "/v1/memories/search", f'{{"query": "x", "filters": {{"{S}": 1}}}}', "not valid"),
+        ("POST", "/v1/memories/search", f'{{"query": "x", "filters": {{"k": "{S}"}}}}', "not val"),
+        ("PUT", "/v1/memories/{memory_id}", f'{{"text": "y", "reason": "{S}"}}', "reason is not"),
+        ("PUT", "/v1/memories/{memory_id}", f'{{"metadata": {{"k": "{S}"}}}}', "metadata is not"),
+        (
+            "POST",
+            "/v1/memories/{memory_id}/feedback",
+            f'{{"kind": "used", "context": "{S}"}}',
+            "context is not valid",
+        ),
+        ("POST", "/v1/review/run", f'{{"user_id": "{S}"}}', "user_id is not valid"),
+        (
+            "POST",
+            "/v1/conversations/s/window",
+            f'{{"user_id": "alice", "user_message": "x", "system_prompt": "{S}"}}',
+            "system_prompt is not valid",
+        ),
+        (
+            "POST",
+            "/v1/conversations/s/messages",
+            f'{{"user_id": "alice", "messages": [{{"role": "user", "content": "x", '
+            f'"metadata": {{"{S}": 1}}}}]}}',
+            "metadata is not valid",
+        ),
+        ("POST", "/v1/conversations/s/notes", f'{{"user_id": "{S}", "text": "x"}}', "user_id is"),
+    ],
+)
+def test_a_lone_surrogate_is_422_and_writes_nothing(
+    world: World, method: str, path: str, raw: str, words: str
+) -> None:
+    client = world.live.client(world.admin)
+    before = world.live.fingerprint()
+    url = path.format(memory_id=world.tenants["alice"].memory_id)
+    headers = {"content-type": "application/json"}
+    response = client.request(method, url, content=raw.encode(), headers=headers)
+    error = _error(response, 422, "invalid_input")
+    assert words in error["message"]
+    assert world.live.fingerprint() == before
+
+
+def test_an_old_deep_metadata_row_does_not_break_its_scope(live: Live) -> None:
+    """A memory stored by older code with metadata 300 levels deep (the check was not
+    there): its scope still lists and searches, for the user's key and the admin's, its
+    metadata shown cut at 100 levels."""
+    own = live.client(live.key("write", "carol"))
+    admin = live.client(live.key("admin"))
+    made = own.post("/v1/memories", json={"text": "Carol keeps bees"}).json()["memory"]["id"]
+    own.put(f"/v1/memories/{made}", json={"text": "Carol keeps bees and goats"})
+    with sqlite3.connect(live.path) as db:
+        db.execute("UPDATE memories SET metadata = ? WHERE id = ?", (json.dumps(deep(300)), made))
+    db.close()
+    for client, params in ((own, {}), (admin, {"user_id": "carol"})):
+        listed = client.get("/v1/memories", params=params)
+        assert listed.status_code == 200, listed.text
+        (row,) = listed.json()["results"]
+        assert "[cut: nested deeper than 100 levels]" in json.dumps(row["metadata"])
+        found = client.post("/v1/memories/search", json={"query": "bees", **params})
+        assert found.status_code == 200, found.text
+        assert [h["memory"]["id"] for h in found.json()["results"]] == [made]
+        filtered = client.get("/v1/memories", params={**params, "filters": '{"a": 1}'})
+        assert filtered.status_code == 200 and filtered.json()["results"] == []
+    for url in (f"/v1/memories/{made}", f"/v1/memories/{made}/history", "/v1/log"):
+        assert own.get(url).status_code == 200, url
+    assert admin.post("/v1/tick", json={}).status_code == 200
+    archived = own.delete(f"/v1/memories/{made}")
+    assert archived.status_code == 200, archived.text
 
 
 @pytest.fixture(scope="module")

@@ -92,6 +92,8 @@ def parse_json_object(raw: str | None, option: str) -> dict[str, Any] | None:
         value = json.loads(raw)
     except ValueError as exc:
         raise InvalidInput(f"{option} is not valid JSON: {exc}") from None
+    except RecursionError:  # some thousand nested brackets
+        raise InvalidInput(f"{option} is nested too deep") from None
     if not isinstance(value, dict):
         raise InvalidInput(f"{option} must be a JSON object, got {type(value).__name__}")
     return value

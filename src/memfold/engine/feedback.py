@@ -23,6 +23,7 @@ from memfold.policy.review import (
     feedback_rules,
     past_cold_start,
 )
+from memfold.policy.validate import clean_string
 
 _MAX_CONTEXT = 4000
 
@@ -39,8 +40,8 @@ def feedback(ctx: Context, memory_id: str, kind: str, context: str | None = None
         raise InvalidInput(f"feedback kind must be one of {allowed}; got {kind!r}") from None
     if not isinstance(memory_id, str) or not memory_id:
         raise InvalidInput("memory_id must be a non-empty string")
-    if context is not None and (not isinstance(context, str) or len(context) > _MAX_CONTEXT):
-        raise InvalidInput(f"context must be a string of at most {_MAX_CONTEXT} characters")
+    if context is not None:
+        context = clean_string(context, "context", max_chars=_MAX_CONTEXT)
     store = ctx.store
     if store.get_memory(memory_id) is None:
         raise NotFound(f"no memory with id {memory_id!r}")

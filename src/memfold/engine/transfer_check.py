@@ -26,11 +26,15 @@ from memfold.engine.snapshot import memory_from_snapshot
 from memfold.errors import InvalidInput
 from memfold.model import Link, LinkKind, MemoryRecord, content_hash, utcnow
 from memfold.policy.validate import (
+    check_unicode,
+    clean_int,
     clean_metadata,
     clean_scope,
     clean_sources,
+    clean_string,
     clean_text,
     clean_unit,
+    shown,
 )
 from memfold.store.sqlite.connection import SQLITE_HEADER
 
@@ -111,12 +115,16 @@ def load_json(text: str) -> Any:
         return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"not JSON: {exc.msg}") from None
+    except RecursionError:  # arrays or objects nested some thousand levels deep
+        raise InvalidInput("JSON nested too deep to read") from None
 
 
 def _id(value: object, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(f"{what} must be a non-empty string, got {value!r}")
-    return value
+        raise InvalidInput(f"{what} must be a non-empty string, got {shown(value)}")
+    if "\x00" in value:
+        raise InvalidInput(f"{what} contains a NUL byte")
+    return check_unicode(value, what)
 
 
 def parse_memory(ctx: Context, data: dict[str, Any]) -> MemoryRecord:
@@ -137,7 +145,16 @@ def parse_memory(ctx: Context, data: dict[str, Any]) -> MemoryRecord:
     for source in data.get("consolidated_from") or []:
         _id(source, "each consolidated_from entry")
     data["sources"] = clean_sources(data.get("sources"), max_items=cfg.max_sources)
-    data["metadata"] = clean_metadata(data.get("metadata"))
+    data["metadata"] = clean_metadata(
+        data.get("metadata"), max_depth=cfg.max_metadata_depth, max_bytes=cfg.max_metadata_bytes
+    )
+    # Numbers past what the database holds, strings it cannot encode: refused here.
+    for name, least in (("version", 1), ("access_count", 0)):
+        if name in data:
+            clean_int(data[name], name, minimum=least)
+    for name in ("content_hash", "embedding_model"):
+        if data.get(name) is not None:
+            clean_string(data[name], name)
     if not data.get("content_hash"):
         data["content_hash"] = content_hash(data["text"])
     try:

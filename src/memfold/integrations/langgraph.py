@@ -34,6 +34,7 @@ from memfold.errors import InvalidInput, MissingExtra
 from memfold.integrations import lg_mapping as lg
 from memfold.memory import Memory
 from memfold.model import MemoryRecord
+from memfold.policy.validate import clean_metadata
 
 try:
     from langgraph.store.base import (
@@ -123,7 +124,15 @@ class MemfoldStore(BaseStore):
             if old is not None:
                 self.memory.delete(old.id, reason=f"langgraph delete of key {key!r}")
             return
-        metadata = lg.metadata_of(key, value)
+        cfg = self.memory.settings.store
+        # Checked before the text is made of it: a value nested thousands of levels deep
+        # is InvalidInput here, not a RecursionError in json.dumps.
+        metadata = clean_metadata(
+            lg.metadata_of(key, value),
+            max_depth=cfg.max_metadata_depth,
+            max_bytes=cfg.max_metadata_bytes,
+            what="the item value",
+        )
         text = self._text(value, op.index)
         if old is not None and set(old.metadata) <= set(metadata):
             # every old key is set again, so the merged metadata is exactly the new value

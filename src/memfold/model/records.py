@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memfold.model.nesting import METADATA_DEPTH_CEILING, cut_deep
+
 Vector = npt.NDArray[np.float32]
 JSONDict = dict[str, Any]
 
@@ -202,7 +204,7 @@ class MemoryRecord:
             "superseded_by": self.superseded_by,
             "consolidated_from": list(self.consolidated_from),
             "sources": list(self.sources),
-            "metadata": dict(self.metadata),
+            "metadata": dict(cut_deep(self.metadata)),  # a row older than the depth check: cut
             "content_hash": self.content_hash,
             "embedding_model": self.embedding_model,
             "version": self.version,
@@ -306,8 +308,9 @@ class LogEntry:
             "prompt_version": self.prompt_version,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
-            "before": self.before,
-            "after": self.after,
+            # snapshots hold metadata a few levels down (a row older than the depth check)
+            "before": cut_deep(self.before, METADATA_DEPTH_CEILING + 4),
+            "after": cut_deep(self.after, METADATA_DEPTH_CEILING + 4),
             "undone_by": self.undone_by,
             "undoes": self.undoes,
         }

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memfold.errors import InvalidInput
+from memfold.policy.validate import INT64_MAX, check_unicode, shown
 
 Scalar = str | int | float | bool | None
 
@@ -88,6 +89,9 @@ def _node(raw: object, where: str, depth: int) -> Filter | None:
     for key, value in raw.items():
         if not isinstance(key, str) or not key:
             raise InvalidInput(f"{where} has a key that is not a non-empty string: {key!r}")
+        if "\x00" in key:
+            raise InvalidInput(f"{where} has a key with a NUL byte: {key!r}")
+        check_unicode(key, f"{where} key {key!r}")
         if key in LOGIC:
             parts.append(_logic(key, value, f"{where}.{key}", depth))
         elif key.startswith("$"):
@@ -149,7 +153,15 @@ def _field(key: str, value: object, where: str) -> list[Cond]:
 
 
 def _scalar(value: object, where: str) -> Scalar:
-    if value is None or isinstance(value, str | bool | int):
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if "\x00" in value:  # no text column of PostgreSQL holds it
+            raise InvalidInput(f"{where} contains a NUL byte")
+        return check_unicode(value, where)
+    if isinstance(value, int):
+        if not -INT64_MAX - 1 <= value <= INT64_MAX:  # what the databases can compare
+            raise InvalidInput(f"{where} is outside the 64-bit integer range: {shown(value)}")
         return value
     if isinstance(value, float):
         if not math.isfinite(value):

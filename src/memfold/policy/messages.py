@@ -10,7 +10,11 @@ from enum import StrEnum
 
 from memfold.errors import InvalidInput
 from memfold.model import JSONDict, parse_time
-from memfold.policy.validate import clean_metadata, clean_text
+from memfold.model.nesting import METADATA_MAX_BYTES, METADATA_MAX_DEPTH, cut_deep
+from memfold.policy.validate import (
+    clean_metadata,
+    clean_text,
+)
 
 
 class Role(StrEnum):
@@ -51,7 +55,7 @@ class Message:
             "role": self.role.value,
             "content": self.content,
             "created_at": self.created_at.isoformat(),
-            "metadata": self.metadata,
+            "metadata": cut_deep(self.metadata),  # a row older than the depth check: cut
         }
 
 
@@ -62,6 +66,8 @@ def clean_message(
     max_chars: int,
     created_at: object = None,
     metadata: Mapping[str, object] | None = None,
+    max_metadata_depth: int = METADATA_MAX_DEPTH,
+    max_metadata_bytes: int = METADATA_MAX_BYTES,
 ) -> NewMessage:
     """A message from user input; ``InvalidInput`` names what is wrong (unknown role,
     content empty, not a string or over ``max_chars``, a time that does not parse)."""
@@ -73,11 +79,17 @@ def clean_message(
         when = parse_time(created_at)
     except (TypeError, ValueError):
         raise InvalidInput(f"created_at is not a date/time: {created_at!r}") from None
-    return NewMessage(Role(role), text, when, clean_metadata(metadata))
+    meta = clean_metadata(metadata, max_depth=max_metadata_depth, max_bytes=max_metadata_bytes)
+    return NewMessage(Role(role), text, when, meta)
 
 
 def clean_messages(
-    items: object, *, max_chars: int, after: datetime | None = None
+    items: object,
+    *,
+    max_chars: int,
+    after: datetime | None = None,
+    max_metadata_depth: int = METADATA_MAX_DEPTH,
+    max_metadata_bytes: int = METADATA_MAX_BYTES,
 ) -> list[NewMessage]:
     """A list of ``{"role": ..., "content": ..., "created_at"?: ..., "metadata"?: ...}``
     (mem0's shape) checked whole before anything is written: each message, and times
@@ -105,6 +117,8 @@ def clean_messages(
                 max_chars=max_chars,
                 created_at=item.get("created_at"),
                 metadata=meta,
+                max_metadata_depth=max_metadata_depth,
+                max_metadata_bytes=max_metadata_bytes,
             )
         except InvalidInput as exc:
             raise InvalidInput(f"message {n}: {exc}") from None

@@ -22,7 +22,7 @@ from memfold.engine.review.runs import breaker_state
 from memfold.errors import InvalidInput, MemfoldError
 from memfold.memory import Memory
 from memfold.model import ApiKey, ConsolidateMode, MemoryRecord, Role, Scope
-from memfold.policy.validate import clean_scope
+from memfold.policy.validate import INT64_MAX, clean_scope
 from memfold.server.auth import may_see, owned_memory
 from memfold.server.visibility import log_visible, owned_log
 
@@ -216,7 +216,11 @@ class MemoryTools:
         self,
         log_id: Annotated[
             int,
-            Field(ge=1, description="The change's log id (from memory_history, or a write tool)."),
+            Field(
+                ge=1,
+                le=INT64_MAX,
+                description="The change's log id (from memory_history, or a write tool).",
+            ),
         ],
     ) -> JSON:
         """Undo one logged change (an update, a delete, a merge or another consolidation

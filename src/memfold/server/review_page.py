@@ -21,6 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from memfold.errors import InvalidInput, MemfoldError
 from memfold.memory import Memory
 from memfold.model import ApiKey, Role
+from memfold.policy.validate import clean_int
 from memfold.server import review_page_views as views
 from memfold.server.review_page_session import (
     SECURITY_HEADERS,
@@ -203,7 +204,7 @@ async def _act(
 @router.post("/items/{item_id}/approve")
 async def approve(request: Request, item_id: int) -> Response:
     def run(memory: Memory, key: ApiKey, fields: dict[str, str]) -> str:
-        owned_item(key, memory, item_id)
+        owned_item(key, memory, clean_int(item_id, "review item id", minimum=1))
         log_id = memory.review.approve(item_id)
         done = "applied" if log_id is not None else "acknowledged"
         logged = "" if log_id is None else f" (log #{log_id})"
@@ -215,7 +216,7 @@ async def approve(request: Request, item_id: int) -> Response:
 @router.post("/items/{item_id}/reject")
 async def reject(request: Request, item_id: int) -> Response:
     def run(memory: Memory, key: ApiKey, fields: dict[str, str]) -> str:
-        owned_item(key, memory, item_id)
+        owned_item(key, memory, clean_int(item_id, "review item id", minimum=1))
         log_id = memory.review.reject(item_id, fields.get("reason", "").strip())
         logged = "" if log_id is None else f" (log #{log_id})"
         return f"Review item #{item_id} rejected{logged}."
@@ -226,7 +227,7 @@ async def reject(request: Request, item_id: int) -> Response:
 @router.post("/log/{log_id}/undo")
 async def undo(request: Request, log_id: int) -> Response:
     def run(memory: Memory, key: ApiKey, fields: dict[str, str]) -> str:
-        owned_log(key, memory, log_id)
+        owned_log(key, memory, clean_int(log_id, "log_id", minimum=1))
         written = memory.undo(log_id)
         return f"Log #{log_id} undone (undo log {', '.join(f'#{i}' for i in written)})."
 

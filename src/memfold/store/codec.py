@@ -112,6 +112,16 @@ def _json_list(value: str) -> Any:
     return [] if value == "[]" else json.loads(value)  # most rows: no sources, no merge
 
 
+def read_metadata(text: str) -> Any:
+    """A row's metadata JSON. Nested past what json.loads can read (thousands of levels:
+    only a row written around memfold's checks), a note saying so, not a RecursionError
+    that would fail every listing and search of the scope."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return {"_unreadable": f"metadata of {len(text)} bytes nests too deep to read"}
+
+
 def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
     return MemoryRecord(
         id=row[0],
@@ -132,7 +142,7 @@ def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
         superseded_by=row[18],
         consolidated_from=_json_list(row[19]),
         sources=_json_list(row[20]),
-        metadata={} if row[21] == "{}" else json.loads(row[21]),
+        metadata={} if row[21] == "{}" else read_metadata(row[21]),
         content_hash=row[22],
         embedding=blob_to_vec(row[23]),
         embedding_model=row[24],

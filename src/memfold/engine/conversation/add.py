@@ -157,7 +157,13 @@ def add_messages(
     given = [k for k in _PER_TEXT if options.get(k) not in (None, Area.MAIN)]
     if given:
         raise InvalidInput(f"add(messages=...) does not take {', '.join(given)}")
-    cleaned = clean_messages(messages, max_chars=ctx.settings.store.max_text_chars)
+    cfg = ctx.settings.store
+    cleaned = clean_messages(
+        messages,
+        max_chars=cfg.max_text_chars,
+        max_metadata_depth=cfg.max_metadata_depth,
+        max_metadata_bytes=cfg.max_metadata_bytes,
+    )
     now = ctx.clock()
     session = scope.key()
     if scope.session_id is not None:  # the session's transcript: real message ids

@@ -31,9 +31,17 @@ from memfold.policy.conversation_summary import compress_parts, digest
 from memfold.policy.messages import Message, clean_message, clean_messages
 from memfold.policy.redact import log_reason
 from memfold.policy.summary_parts import NewSummaryPart, PartKind, SummaryPart
-from memfold.policy.validate import clean_scope, clean_text
+from memfold.policy.validate import (
+    clean_int,
+    clean_path,
+    clean_scope,
+    clean_string,
+    clean_text,
+)
 
 log = logging.getLogger("memfold.conversation")
+
+_MAX_K = 10_000  # k_memories: the most memories a search returns (policy/validate.clean_k)
 
 # (query, scope of the user/agent, k) -> hits: Memory.search over that scope.
 SearchFn = Callable[[str, Scope, int], list[SearchHit]]
@@ -67,29 +75,47 @@ class Conversation:
     def _max_chars(self) -> int:
         return self.ctx.settings.store.max_text_chars
 
+    @property
+    def _metadata_limits(self) -> tuple[int, int]:
+        cfg = self.ctx.settings.store
+        return cfg.max_metadata_depth, cfg.max_metadata_bytes
+
     # the transcript -------------------------------------------------------------
     def append(self, role: str, content: str, *, created_at: object = None, **meta: Any) -> Message:
         """Append one message (``meta``: its metadata); checked before it is written."""
+        depth, size = self._metadata_limits
         msg = clean_message(
-            role, content, max_chars=self._max_chars, created_at=created_at, metadata=meta
+            role,
+            content,
+            max_chars=self._max_chars,
+            created_at=created_at,
+            metadata=meta,
+            max_metadata_depth=depth,
+            max_metadata_bytes=size,
         )
         return self.ctx.store.append_messages(self.key, [msg], self.ctx.clock())[0]
 
     def extend(self, items: object) -> list[Message]:
         """Append ``[{"role": ..., "content": ...}, ...]``: all checked first, then written
         in one transaction (any bad message: nothing written)."""
-        msgs = clean_messages(items, max_chars=self._max_chars)
+        depth, size = self._metadata_limits
+        msgs = clean_messages(
+            items, max_chars=self._max_chars, max_metadata_depth=depth, max_metadata_bytes=size
+        )
         return self.ctx.store.append_messages(self.key, msgs, self.ctx.clock())
 
     def transcript(self, start: int = 0, end: int | None = None) -> list[Message]:
-        return self.ctx.store.messages(self.key, start, end)
+        """The messages at positions ``start`` .. ``end`` - 1 (None: to the last)."""
+        first = clean_int(start, "start")
+        last = None if end is None else clean_int(end, "end")
+        return self.ctx.store.messages(self.key, first, last)
 
     def __len__(self) -> int:
         return self.ctx.store.count_messages(self.key)
 
     def export(self, path: str | Path) -> int:
         """The transcript as JSONL (one message per line, in order); the lines written."""
-        target = Path(path)
+        target = clean_path(path, "export path")
         store_file = getattr(self.ctx.store, "path", None)
         if store_file is not None and target.resolve() == Path(store_file).resolve():
             raise InvalidInput("export would overwrite the store itself")
@@ -120,11 +146,10 @@ class Conversation:
         messages not yet summarized + ``user_message`` (not appended: append it, and the
         reply, once the model answered)."""
         text = clean_text(user_message, max_chars=self._max_chars, what="user_message")
-        if system_prompt is not None and not isinstance(system_prompt, str):
-            raise InvalidInput("system_prompt must be a string")
+        if system_prompt is not None:
+            system_prompt = clean_string(system_prompt, "system_prompt")
         k = self._cfg.k_memories if k_memories is None else k_memories
-        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-            raise InvalidInput(f"k_memories must be a non-negative integer; got {k!r}")
+        k = clean_int(k, "k_memories", maximum=_MAX_K)
         self.summarize_due()
         parts = self.summary()
         recent = self.transcript(win.covered_to(parts) + 1)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from memfold.config import LifecycleSettings
 from memfold.errors import InvalidInput
-from memfold.model import Area, MemoryRecord, Status, parse_time
+from memfold.model import Area, MemoryRecord, Status, parse_time, utcnow
 
 
 def clean_expiry(
@@ -35,16 +35,37 @@ def clean_expiry(
     return None, None if default is None else timedelta(seconds=default)
 
 
+# The longest timedelta Python holds; a ttl past it is refused, not an OverflowError.
+_MAX_TTL_S = timedelta.max.total_seconds()
+
+
 def _ttl(value: object) -> timedelta:
     if isinstance(value, timedelta):
         seconds = value.total_seconds()
     elif isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = float(value)
+        try:
+            seconds = float(value)
+        except OverflowError:  # an int past a float's range
+            seconds = math.inf
     else:
         raise InvalidInput(f"ttl must be a timedelta or a number of seconds, got {value!r}")
-    if not math.isfinite(seconds) or seconds < 0:
-        raise InvalidInput(f"ttl must be a finite number of seconds >= 0, got {value!r}")
+    if not math.isfinite(seconds) or not 0 <= seconds <= _MAX_TTL_S:
+        raise InvalidInput(
+            f"ttl must be a finite number of seconds between 0 and {_MAX_TTL_S:.0f}, got {value!r}"
+        )
     return timedelta(seconds=seconds)
+
+
+def check_expiry_fits(created_at: datetime | None, ttl: timedelta) -> None:
+    """InvalidInput when the memory's creation (None: now) plus ``ttl`` is past the last
+    date Python holds (9999-12-31): ``ttl=1e12`` is 31,700 years."""
+    try:
+        (created_at or utcnow()) + ttl
+    except OverflowError:
+        raise InvalidInput(
+            f"ttl {ttl.total_seconds():.0f} s from {'created_at' if created_at else 'now'} "
+            "ends after the year 9999"
+        ) from None
 
 
 def expired_warning(expires_at: datetime) -> str:

@@ -14,13 +14,11 @@ from memfold.engine.review.scan import ScanResult, scan
 from memfold.errors import InvalidInput
 from memfold.judge.base import Judge
 from memfold.model import JSONDict, ReviewRun, Scope
-from memfold.policy.validate import clean_scope, clean_unit
+from memfold.policy.validate import clean_int, clean_scope, clean_string, clean_unit
 
 
 def _item_id(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(f"review item id must be an integer, got {value!r}")
-    return value
+    return clean_int(value, "review item id", minimum=1)
 
 
 class Review:
@@ -90,9 +88,8 @@ class Review:
     def reject(self, item_id: int, reason: str = "") -> int | None:
         """Refuse a held merge or a listed pair; a contradiction's link is removed (logged,
         undoable: returns that log id)."""
-        if not isinstance(reason, str):
-            raise InvalidInput(f"reason must be a string, got {type(reason).__name__}")
-        return review.reject(self.ctx, _item_id(item_id), reason)
+        why = clean_string(reason, "reason")
+        return review.reject(self.ctx, _item_id(item_id), why)
 
     def resume(self) -> JSONDict:
         return review.resume(self.ctx)

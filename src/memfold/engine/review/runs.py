@@ -39,6 +39,7 @@ from memfold.policy.review import (
     p90,
     queue_share_exceeded,
 )
+from memfold.policy.validate import shown
 
 BREAKER_KEY = "review.breaker"
 _APPLIED = ("MERGE", "SUPERSEDE")
@@ -333,14 +334,17 @@ def parse_since(value: datetime | timedelta | str | None, now: datetime | None =
         return datetime.fromtimestamp(0, tz=UTC)
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, timedelta):
-        return moment - value
-    text = value.strip().lower()
-    units = {"d": "days", "h": "hours", "m": "minutes", "w": "weeks"}
-    if text[:-1].isdigit() and text[-1:] in units:
-        return moment - timedelta(**{units[text[-1]]: int(text[:-1])})
+    wrong = f"since must look like 7d, 24h or an ISO date; got {shown(value)}"
     try:
+        if isinstance(value, timedelta):
+            return moment - value
+        if not isinstance(value, str):
+            raise InvalidInput(wrong)
+        text = value.strip().lower()
+        units = {"d": "days", "h": "hours", "m": "minutes", "w": "weeks"}
+        if text[:-1].isdigit() and text[-1:] in units:
+            return moment - timedelta(**{units[text[-1]]: int(text[:-1])})
         parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise InvalidInput(f"since must look like 7d, 24h or an ISO date; got {value!r}") from None
+    except (ValueError, OverflowError):  # OverflowError: before the year 1
+        raise InvalidInput(wrong) from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

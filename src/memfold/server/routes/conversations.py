@@ -13,8 +13,9 @@ from fastapi.responses import Response
 from memfold.engine.conversation.session import Conversation
 from memfold.memory import Memory
 from memfold.model import ApiKey, JSONDict
+from memfold.policy.validate import INT64_MAX
 from memfold.server.auth import MemoryDep, request_scope
-from memfold.server.routes.deps import ReadKey, WriteKey
+from memfold.server.routes.deps import Count, ReadKey, WriteKey
 from memfold.server.schemas import AppendMessagesRequest, NoteRequest, WindowRequest, message_dicts
 
 router = APIRouter(prefix="/conversations/{session_id}", tags=["conversations"])
@@ -46,8 +47,8 @@ def list_messages(
     memory: MemoryDep,
     user_id: UserQ = None,
     agent_id: AgentQ = None,
-    start: Annotated[int, Query(ge=0)] = 0,
-    end: Annotated[int | None, Query(ge=0)] = None,
+    start: Count = 0,
+    end: Annotated[int | None, Query(ge=0, le=INT64_MAX)] = None,
 ) -> JSONDict:
     chat = _open(key, memory, session_id, user_id, agent_id)
     return {"messages": [m.to_dict() for m in chat.transcript(start, end)], "count": len(chat)}

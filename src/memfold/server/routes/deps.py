@@ -5,16 +5,22 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from fastapi import Depends
+from fastapi import Depends, Path, Query
 
 from memfold.errors import InvalidInput
 from memfold.memory import Memory
 from memfold.model import ApiKey, Role
+from memfold.policy.validate import INT64_MAX
 from memfold.server.auth import require
 
 ReadKey = Annotated[ApiKey, Depends(require(Role.READ))]
 WriteKey = Annotated[ApiKey, Depends(require(Role.WRITE))]
 AdminKey = Annotated[ApiKey, Depends(require(Role.ADMIN))]
+
+# A row id in a path (log row, review item) and a count in a query (offset, position):
+# past the largest integer the databases hold, 422 naming it, not a driver's OverflowError.
+RowId = Annotated[int, Path(ge=1, le=INT64_MAX)]
+Count = Annotated[int, Query(ge=0, le=INT64_MAX)]
 
 
 def page_size(memory: Memory, limit: int, name: str = "limit") -> int:
@@ -35,6 +41,8 @@ def json_query(raw: str | None, name: str) -> dict[str, Any] | None:
         value = json.loads(raw)
     except ValueError as exc:
         raise InvalidInput(f"{name} is not valid JSON: {exc}") from None
+    except RecursionError:  # some thousand nested brackets
+        raise InvalidInput(f"{name} is nested too deep") from None
     if not isinstance(value, dict):
         raise InvalidInput(f"{name} must be a JSON object, got {type(value).__name__}")
     return value

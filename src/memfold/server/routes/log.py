@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from memfold.model import JSONDict
 from memfold.server.auth import MemoryDep, owned_memory
-from memfold.server.routes.deps import ReadKey, WriteKey, page_size
+from memfold.server.routes.deps import ReadKey, RowId, WriteKey, page_size
 from memfold.server.schemas import UndoRequest
 from memfold.server.visibility import log_visible, owned_log, visible_log
 
@@ -29,13 +29,13 @@ def list_log(
 
 
 @router.get("/{log_id}", summary="One log row")
-def get_log(log_id: int, key: ReadKey, memory: MemoryDep) -> JSONDict:
+def get_log(log_id: RowId, key: ReadKey, memory: MemoryDep) -> JSONDict:
     return owned_log(key, memory, log_id).to_dict()
 
 
 @router.post("/{log_id}/undo", summary="Restore the state before a log row (logged)")
 def undo_log(
-    log_id: int, key: WriteKey, memory: MemoryDep, body: UndoRequest | None = None
+    log_id: RowId, key: WriteKey, memory: MemoryDep, body: UndoRequest | None = None
 ) -> JSONDict:
     owned_log(key, memory, log_id)
     cascade = body.cascade if body is not None else False

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Query
 from memfold.errors import InvalidInput
 from memfold.model import AddResult, JSONDict
 from memfold.server.auth import MemoryDep, owned_memory, request_scope
-from memfold.server.routes.deps import ReadKey, WriteKey, json_query, page_size
+from memfold.server.routes.deps import Count, ReadKey, WriteKey, json_query, page_size
 from memfold.server.schemas import AddRequest, FeedbackRequest, UpdateRequest, message_dicts
 from memfold.server.visibility import log_visible
 
@@ -64,7 +64,7 @@ def list_memories(
     status: Annotated[str | None, Query(description="active (default), ... or 'all'")] = "active",
     area: Annotated[str | None, Query()] = None,
     limit: Annotated[int, Query()] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Count = 0,
     filters: Annotated[str | None, Query(description="metadata filter as JSON")] = None,
 ) -> JSONDict:
     scope = request_scope(key, memory, user_id, agent_id, session_id)

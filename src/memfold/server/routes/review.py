@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from memfold.memory import Memory
 from memfold.model import ApiKey, JSONDict, QueueItem, Scope
 from memfold.server.auth import MemoryDep, may_see, request_scope
-from memfold.server.routes.deps import AdminKey, ReadKey, WriteKey
+from memfold.server.routes.deps import AdminKey, ReadKey, RowId, WriteKey
 from memfold.server.schemas import RejectRequest, ReviewRunRequest
 from memfold.server.visibility import item_visible, owned_item, visible_memory_ids
 
@@ -58,14 +58,14 @@ def review_pending(key: ReadKey, memory: MemoryDep) -> JSONDict:
 
 
 @router.post("/items/{item_id}/approve", summary="Apply a held merge or supersede")
-def approve_item(item_id: int, key: WriteKey, memory: MemoryDep) -> JSONDict:
+def approve_item(item_id: RowId, key: WriteKey, memory: MemoryDep) -> JSONDict:
     owned_item(key, memory, item_id)
     return {"log_id": memory.review.approve(item_id)}
 
 
 @router.post("/items/{item_id}/reject", summary="Refuse a held merge or a listed pair")
 def reject_item(
-    item_id: int, key: WriteKey, memory: MemoryDep, body: RejectRequest | None = None
+    item_id: RowId, key: WriteKey, memory: MemoryDep, body: RejectRequest | None = None
 ) -> JSONDict:
     owned_item(key, memory, item_id)
     reason = "" if body is None else body.reason
