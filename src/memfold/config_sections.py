@@ -94,14 +94,30 @@ class EmbedSettings(Section):
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = None
+    # Texts a batch (a model run, or an OpenAI-compatible request) holds at most.
     batch_size: int = Field(64, ge=1)
     # Local model: how many of its runs may go at once (each on one core). One text
     # (an add, a query) is one single-threaded run; a call with parallel_min_texts
     # texts or more is split into that many batches run concurrently.
     threads: int = Field(2, ge=1)
     parallel_min_texts: int = Field(8, ge=2)
+    # Local model: a text is cut at max_tokens tokens, and a batch holds at most
+    # max_batch_tokens padded tokens (its texts x its longest text, after the cut), so a
+    # run's memory stays bounded and at most threads x max_batch_tokens are in flight.
+    # A run's memory grows with its padded tokens (one of 64 texts x 256 tokens: ~1.35
+    # GB). Embedding 612 long turns with threads 2, the whole process peaked at 5.6-5.9
+    # GB in batches of 64 and at 0.57-0.58 GB with 1024, the model's ~0.32 GB included
+    # (benchmarks/bench_embed_memory.py). Texts of up to 16 tokens still go batch_size
+    # at a time. Must be >= max_tokens.
     max_tokens: int = Field(256, ge=8)
+    max_batch_tokens: int = Field(1024, ge=8)
     timeout_s: float = Field(30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _a_batch_holds_one_text(self) -> EmbedSettings:
+        if self.max_batch_tokens < self.max_tokens:
+            raise ValueError("max_batch_tokens must be >= max_tokens (one text must fit)")
+        return self
 
 
 class SearchSettings(Section):

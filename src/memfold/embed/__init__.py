@@ -26,4 +26,5 @@ def make_embedder(settings: EmbedSettings) -> Embedder:
         batch_size=settings.batch_size,
         max_tokens=settings.max_tokens,
         parallel_min_texts=settings.parallel_min_texts,
+        max_batch_tokens=settings.max_batch_tokens,
     )

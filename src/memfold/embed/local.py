@@ -18,6 +18,8 @@ from memfold.errors import ModelIntegrityError
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DIM = 384
+# Texts tokenized at once (their encodings, overflow included, held together).
+_TOKENIZE_CHUNK = 64
 
 
 def default_model_path() -> Path:
@@ -52,6 +54,7 @@ class LocalEmbedder:
         batch_size: int = 64,
         max_tokens: int = 256,
         parallel_min_texts: int = 8,
+        max_batch_tokens: int = 1024,
     ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -64,6 +67,11 @@ class LocalEmbedder:
             )
         if threads < 1 or batch_size < 1 or parallel_min_texts < 2:
             raise ValueError("threads and batch_size must be >= 1, parallel_min_texts >= 2")
+        if max_batch_tokens < max_tokens:
+            raise ValueError(
+                f"max_batch_tokens ({max_batch_tokens}) must be >= max_tokens ({max_tokens}):"
+                " one text of max_tokens tokens must fit in a batch"
+            )
         options = ort.SessionOptions()
         # Each run uses only its calling thread: for one short text (an add, a query)
         # an intra-op pool of 2 did no useful parallel work at M = 16 tokens yet cost
@@ -80,10 +88,13 @@ class LocalEmbedder:
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._tokenizer.no_padding()
         self._batch_size = batch_size
+        self._max_batch_tokens = max_batch_tokens
         self._threads = threads
         self._parallel_min_texts = parallel_min_texts
         # At most ``threads`` runs at once over all callers (a worker thread embedding
-        # beside the caller's add): each takes one core.
+        # beside the caller's add): each takes one core, and each holds at most
+        # max_batch_tokens padded tokens, so a process's runs hold at most
+        # threads x max_batch_tokens between them.
         self._runs = threading.BoundedSemaphore(threads)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
@@ -100,17 +111,18 @@ class LocalEmbedder:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
-        # Batches of similar length waste less padding.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        size = self._batch_size
+        ids = self._token_ids(texts)
+        rows = self._batch_size
         parallel = self._threads > 1 and len(texts) >= self._parallel_min_texts
         if parallel:  # enough batches to keep every allowed core busy
-            size = min(size, math.ceil(len(texts) / self._threads))
-        batches = [order[start : start + size] for start in range(0, len(order), size)]
+            rows = min(rows, math.ceil(len(texts) / self._threads))
+        batches = plan_batches(
+            [len(row) for row in ids], max_rows=rows, max_padded_tokens=self._max_batch_tokens
+        )
         if len(batches) == 1:
-            out[batches[0]] = self._embed_batch([texts[i] for i in batches[0]])
+            out[batches[0]] = self._embed_batch([ids[i] for i in batches[0]])
             return out
-        runs = self._executor().map(lambda idx: self._embed_batch([texts[i] for i in idx]), batches)
+        runs = self._executor().map(lambda idx: self._embed_batch([ids[i] for i in idx]), batches)
         for idx, vectors in zip(batches, runs, strict=True):
             out[idx] = vectors
         return out
@@ -121,18 +133,25 @@ class LocalEmbedder:
                 self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="memfold-embed")
             return self._pool
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+    def _token_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Each text's token ids, truncated to max_tokens. Only the ids are kept: an
+        encoding also holds its token strings, offsets and the overflow beyond
+        max_tokens (all of a long text), so they are tokenized a chunk at a time."""
         if len(texts) == 1:  # encode_batch would hand one text to the tokenizer's pool
-            encodings = [self._tokenizer.encode(texts[0])]
-        else:
-            encodings = self._tokenizer.encode_batch(texts)
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), width), dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.int64)
-        for row, enc in enumerate(encodings):
-            n = len(enc.ids)
-            ids[row, :n] = enc.ids
-            mask[row, :n] = 1
+            return [np.asarray(self._tokenizer.encode(texts[0]).ids, dtype=np.int32)]
+        out: list[np.ndarray] = []
+        for start in range(0, len(texts), _TOKENIZE_CHUNK):
+            encodings = self._tokenizer.encode_batch(list(texts[start : start + _TOKENIZE_CHUNK]))
+            out.extend(np.asarray(enc.ids, dtype=np.int32) for enc in encodings)
+        return out
+
+    def _embed_batch(self, rows: list[np.ndarray]) -> np.ndarray:
+        width = max(len(row) for row in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for r, row in enumerate(rows):
+            ids[r, : len(row)] = row
+            mask[r, : len(row)] = 1
         with self._runs:
             (hidden,) = self._session.run(
                 ["last_hidden_state"],
@@ -141,3 +160,28 @@ class LocalEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalize_rows(pooled)
+
+
+def plan_batches(
+    lengths: Sequence[int], *, max_rows: int, max_padded_tokens: int
+) -> list[list[int]]:
+    """Group texts (by their token counts) into batches for the model.
+
+    Texts go shortest first (ties in input order), so a batch pads little. A batch
+    takes at most ``max_rows`` texts and at most ``max_padded_tokens`` padded tokens:
+    its rows x its longest row, which is what a run's memory grows with (one run of
+    64 texts of 256 tokens took ~1.4 GB). Short texts still fill ``max_rows``; a text
+    longer than the budget alone makes a batch of its own.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    for i in order:
+        # Sorted ascending: text i is the longest row of the batch it joins.
+        if batch and (len(batch) >= max_rows or (len(batch) + 1) * lengths[i] > max_padded_tokens):
+            batches.append(batch)
+            batch = []
+        batch.append(i)
+    if batch:
+        batches.append(batch)
+    return batches
