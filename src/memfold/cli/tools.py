@@ -88,7 +88,11 @@ def eval_(
     data: Annotated[Path, typer.Argument(help="bench-data folder.")] = Path("../shared/bench-data"),
     split: Annotated[str, typer.Option(help="dev | heldout (held-out: report only)")] = "dev",
     judge: Annotated[
-        str, typer.Option(help="rules | llm (the settings' endpoint alone) | default (rules first)")
+        str,
+        typer.Option(
+            help="rules | llm (the settings' endpoint alone) | default (rules first) | "
+            "oracle | adversary[:REPLACE|DELETE|MERGE|UPDATE] (scripted: --suite scenarios)"
+        ),
     ] = "rules",
     suite: Annotated[
         list[str] | None,
@@ -104,16 +108,22 @@ def eval_(
         int | None, typer.Option(help="At most N LoCoMo conversations / BEAM chats.")
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder or .json file for results.")] = Path("results"),
+    scenarios: Annotated[
+        Path | None, typer.Option(help="A scenario file (JSONL) instead of the split's.")
+    ] = None,
 ) -> None:
     """Quality of consolidation on public data sets (pairs, LoCoMo, BEAM) and scenarios."""
     from memfold.evaluation.runner import DEFAULT_DATASETS, SUITES, run_eval
+    from memfold.evaluation.scripted_judge import is_scripted
 
+    chosen = suite or (["scenarios"] if is_scripted(judge) else list(SUITES))
     try:
         run_eval(
             data,
             split=split,
             judge=judge,
-            suites=suite or SUITES,
+            suites=chosen,
+            scenarios=scenarios,
             datasets=dataset or DEFAULT_DATASETS,
             limit=limit,
             max_convs=max_convs,

@@ -17,12 +17,13 @@ from rich.progress import (
 
 from memfold.config import Settings
 from memfold.evaluation.embed_cache import CachingEmbedder
+from memfold.evaluation.scripted_judge import SCRIPTED
 from memfold.evaluation.splits import Split
 from memfold.judge.base import Judge
 from memfold.llm.usage import UsageSink
 from memfold.memory import Memory
 
-JUDGES = ("rules", "llm", "default")
+JUDGES = ("rules", "llm", "default", *SCRIPTED)
 
 
 def make_progress(console: Console | None = None) -> Progress:
@@ -78,22 +79,33 @@ class EvalEnv:
     progress: Progress
     limit: int | None = None  # pairs per data set
     max_convs: int | None = None  # LoCoMo conversations / BEAM chats
+    scenario_path: Path | None = None  # a scenario file instead of the split's
     _opened: int = field(default=0, init=False)
 
-    def memory(self, name: str, consolidate: str) -> Memory:
-        """A fresh store for one run; the LLM judge's usage lands in that store's table."""
+    def memory(
+        self,
+        name: str,
+        consolidate: str,
+        *,
+        settings: Settings | None = None,
+        judge_kind: str | None = None,
+    ) -> Memory:
+        """A fresh store for one run; the LLM judge's usage lands in that store's table.
+        ``settings`` and ``judge_kind`` replace the run's (a scripted judge's server)."""
         self._opened += 1
         path = self.workdir / f"{self._opened:03d}-{name}.db"
-        rules = make_eval_judge("rules", self.settings)
+        chosen = settings or self.settings
+        kind = judge_kind or self.judge_kind
+        rules = make_eval_judge("rules", chosen)
         mem = Memory(
             path,
-            settings=self.settings,
+            settings=chosen,
             embedder=self.embedder,
             judge=rules,
             consolidate=consolidate,
         )
-        if self.judge_kind != "rules":
-            mem.judge = make_eval_judge(self.judge_kind, self.settings, usage_sink=mem.store)
+        if kind != "rules":
+            mem.judge = make_eval_judge(kind, chosen, usage_sink=mem.store)
         return mem
 
     def task(self, description: str, total: int | None) -> TaskID:

@@ -184,8 +184,18 @@ def scenarios_table(result: JSONDict, title: str) -> Table:
         f"distinct merged/updated/superseded: {result['distinct_violations']}; "
         f"contradictions dropped: {result['contradictions_dropped']}; "
         f"distractors touched: {result['distractors_touched']}",
-        f"LLM calls: {result['llm_calls']}",
+        f"LLM calls: {result.get('llm_calls', '-')}",
     )
+    return table
+
+
+def refusals_table(result: JSONDict, title: str) -> Table:
+    """How often each guard refused a judge's proposal, by the reason's kind."""
+    table = Table(title=title)
+    table.add_column("refused because", justify="left")
+    table.add_column("times", justify="right")
+    for reason, n in sorted(result["refusals"].items(), key=lambda kv: (-kv[1], kv[0])):
+        table.add_row(reason, str(n))
     return table
 
 
@@ -213,6 +223,18 @@ def print_report(console: Console, results: JSONDict) -> None:
     scenarios = results.get("scenarios")
     if scenarios and not scenarios.get("missing"):
         console.print(scenarios_table(scenarios, f"Scenarios, {label} split, judge {judge}"))
+        if scenarios.get("refusals"):
+            console.print(refusals_table(scenarios, f"Guard refusals on save, judge {judge}"))
+        after = scenarios.get("after_review")
+        if after:
+            run = after["run"]
+            title = (
+                f"Scenarios after one review run (status {run['status']}, "
+                f"P90 {run['p90']}), judge {judge}"
+            )
+            console.print(scenarios_table(after, title))
+            for reason, n in sorted(run["gate_reasons"].items(), key=lambda kv: -kv[1]):
+                console.print(f"  review gate held {n} scopes: {reason}")
         print_calibration(console, scenarios, f"{label} split, judge {judge}")
     elif scenarios:
         console.print(f"scenarios: no file at {scenarios['file']} (the held-out set is hidden)")

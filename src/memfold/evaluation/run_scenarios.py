@@ -25,6 +25,7 @@ seconds per decision come from those.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import time
 from collections import Counter
@@ -33,6 +34,7 @@ from pathlib import Path
 
 from memfold.evaluation.calibration import reliability
 from memfold.evaluation.env import EvalEnv
+from memfold.evaluation.scripted_judge import is_scripted, scripted_settings
 from memfold.memory import Memory
 from memfold.model import JSONDict, LinkKind, MemoryRecord, Status
 from memfold.policy import text as tx
@@ -69,27 +71,62 @@ def load_scenarios(path: Path, limit: int | None = None) -> list[Scenario]:
 
 
 def run_scenarios(env: EvalEnv) -> JSONDict:
-    path = scenario_file(env.data, env.split)
+    path = env.scenario_path or scenario_file(env.data, env.split)
     if not path.is_file():
         return {"file": str(path), "missing": True, "scenarios": 0}
     scenarios = load_scenarios(path, env.limit)
     env.embed_all([t for s in scenarios for t in (*s.existing, s.new)], "scenarios")
-    mem = env.memory("scenarios", "sync")
+    if not is_scripted(env.judge_kind):
+        return _run(env, path, scenarios, env.memory("scenarios", "sync"), review=False)
+    # A scripted judge: on save, then one review run over every scope (what on-save left
+    # for lack of certainty is review's to fold).
+    with scripted_settings(env.settings, scenarios, env.judge_kind) as settings:
+        mem = env.memory("scenarios", "sync", settings=settings, judge_kind="llm")
+        return _run(env, path, scenarios, mem, review=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Saved:
+    scenario: Scenario
+    scope: str
+    related: MemoryRecord
+    distractors: tuple[MemoryRecord, ...]
+    new: MemoryRecord
+
+
+def _run(
+    env: EvalEnv, path: Path, scenarios: list[Scenario], mem: Memory, *, review: bool
+) -> JSONDict:
     rows: list[JSONDict] = []
+    saved: list[_Saved] = []
+    result: JSONDict = {"file": str(path)}
     try:
         task = env.task("scenarios", len(scenarios))
         for number, scenario in enumerate(scenarios):
-            rows.append(_run_one(mem, scenario, f"scenario-{number}"))
+            done, row = _save(mem, scenario, f"scenario-{number}")
+            row.update(_outcome(mem, done))
+            saved.append(done)
+            rows.append(row)
             env.progress.advance(task)
         env.progress.remove_task(task)
+        if review:
+            run = mem.review.run()
+            after = [
+                {**{k: v for k, v in row.items() if k != "active_after"}, **_outcome(mem, done)}
+                for row, done in zip(rows, saved, strict=True)
+            ]
+            summary = summarize(after)
+            summary.pop("rows")
+            result["after_review"] = {**summary, "run": review_summary(run.to_dict())}
         llm_calls = sum(int(u.get("calls", 0)) for u in mem.usage())
     finally:
         mem.close()
     judged = [float(r["seconds"]) for r in rows if r.get("proposed") is not None]
     return {
-        "file": str(path),
+        **result,
         "scenarios": len(rows),
         **summarize(rows),
+        "refusals": dict(refusal_counts(rows)),
         "llm_calls": llm_calls,
         "llm_calls_per_memory": round(llm_calls / len(rows), 4) if rows else None,
         "judged": len(judged),
@@ -98,7 +135,7 @@ def run_scenarios(env: EvalEnv) -> JSONDict:
     }
 
 
-def _run_one(mem: Memory, scenario: Scenario, scope: str) -> JSONDict:
+def _save(mem: Memory, scenario: Scenario, scope: str) -> tuple[_Saved, JSONDict]:
     stored = mem.add_many(
         [{"text": t, "user_id": scope} for t in scenario.existing], consolidate=False
     )
@@ -114,7 +151,6 @@ def _run_one(mem: Memory, scenario: Scenario, scope: str) -> JSONDict:
         "downgraded_from": None
         if decision is None or decision.downgraded_from is None
         else decision.downgraded_from.value,
-        "touched_distractors": sum(not _unchanged(mem, d) for d in distractors),
     }
     if decision is not None and decision.judge:
         proposed = decision.downgraded_from or decision.action
@@ -122,14 +158,18 @@ def _run_one(mem: Memory, scenario: Scenario, scope: str) -> JSONDict:
         # Why the guards refused a proposal, and what the judge said: what a reader of a
         # missed case needs first.
         row.update(reasons=list(decision.downgrade_reasons), reasoning=decision.reasoning)
-    old_ok = _unchanged(mem, related)
-    new_ok = _unchanged(mem, result.memory)
+    return _Saved(scenario, scope, related, tuple(distractors), result.memory), row
+
+
+def _outcome(mem: Memory, saved: _Saved) -> JSONDict:
+    """What a user finds now: whether the scenario came out as its kind means."""
+    scenario, scope, related = saved.scenario, saved.scope, saved.related
+    row: JSONDict = {"touched_distractors": sum(not _unchanged(mem, d) for d in saved.distractors)}
     if scenario.kind == "distinct":
-        row["ok"] = old_ok and new_ok
+        row["ok"] = _unchanged(mem, related) and _unchanged(mem, saved.new)
     elif scenario.kind == "contradiction":
-        both = _active(mem, related.id) and _active(mem, result.memory.id)
-        row["ok"] = both
-        row["linked"] = _linked(mem, related.id, result.memory.id, LinkKind.CONTRADICTS)
+        row["ok"] = _active(mem, related.id) and _active(mem, saved.new.id)
+        row["linked"] = _linked(mem, related.id, saved.new.id, LinkKind.CONTRADICTS)
     elif scenario.kind == "duplicate":
         row["ok"] = _holders(mem, scope, scenario) == 1
     else:
@@ -137,6 +177,43 @@ def _run_one(mem: Memory, scenario: Scenario, scope: str) -> JSONDict:
     if not row["ok"]:
         row["active_after"] = [m.text for m in mem.list(user_id=scope)]
     return row
+
+
+def review_summary(run: JSONDict) -> JSONDict:
+    """A review run as the report needs it: its status, P90 and counts, and why its
+    scopes' gates held (each reason with its numbers left out, counted)."""
+    counts = dict(run.get("counts") or {})
+    gates: Counter[str] = Counter()
+    for decision in counts.pop("decisions", []) or []:
+        for gate in (decision.get("gates") or {}).values():
+            for reason in gate.get("reasons") or []:
+                gates[_NUMBER.sub("N", str(reason))] += 1
+    return {
+        "status": run.get("status"),
+        "p90": run.get("p90"),
+        "counts": counts,
+        "gate_reasons": dict(gates),
+        "breaker": run.get("breaker"),
+        "llm_calls": run.get("llm_calls"),
+    }
+
+
+def refusal_counts(rows: list[JSONDict]) -> Counter[str]:
+    """How often each guard refused a proposal, by the reason's first words (its kind)."""
+    counted: Counter[str] = Counter()
+    for row in rows:
+        for reason in row.get("reasons") or []:
+            counted[_reason_kind(str(reason))] += 1
+    return counted
+
+
+def _reason_kind(reason: str) -> str:
+    head = _MEMORY_ID.sub("<id>", reason.split(":")[0].split(" (")[0].split(" [")[0])
+    return " ".join(head.split()[:8])
+
+
+_MEMORY_ID = re.compile(r"\b[0-9a-f]{32}\b")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _active(mem: Memory, memory_id: str) -> bool:

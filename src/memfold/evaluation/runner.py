@@ -23,6 +23,7 @@ from memfold.evaluation.run_locomo import run_locomo
 from memfold.evaluation.run_pairs import run_pair_dataset
 from memfold.evaluation.run_scenarios import run_scenarios
 from memfold.evaluation.run_turns import run_turns
+from memfold.evaluation.scripted_judge import is_scripted
 from memfold.evaluation.splits import check_split
 from memfold.model import JSONDict
 
@@ -43,16 +44,22 @@ def run_eval(
     cache: Path | None = None,
     console: Console | None = None,
     settings: Settings | None = None,
+    scenarios: Path | None = None,
 ) -> JSONDict:
-    """Run the chosen suites, print the tables, write ``out``/eval-<split>-<judge>.json."""
+    """Run the chosen suites, print the tables, write ``out``/eval-<split>-<judge>.json.
+    ``scenarios``: a scenario file to run instead of the split's (``data``/scenarios/)."""
     chosen_split = check_split(split)
     if judge not in JUDGES:
         raise ValueError(f"--judge must be one of {', '.join(JUDGES)}")
+    if is_scripted(judge) and set(suites) != {"scenarios"}:
+        raise ValueError(f"--judge {judge} is scripted per scenario: use --suite scenarios")
     bad = [s for s in suites if s not in SUITES] + [d for d in datasets if d not in PAIR_DATASETS]
     if bad:
         raise ValueError(f"unknown suite or data set: {', '.join(bad)}")
     if not data.is_dir():
         raise FileNotFoundError(f"no data folder at {data}")
+    if scenarios is not None and not scenarios.is_file():
+        raise FileNotFoundError(f"no scenario file at {scenarios}")
     # Wide tables stay readable when written to a file or a narrow terminal.
     console = console or Console(width=170)
     settings = settings or Settings()
@@ -73,6 +80,7 @@ def run_eval(
         env = EvalEnv(
             data, chosen_split, judge, settings, embedder, Path(tmp), progress, limit, max_convs
         )
+        env.scenario_path = scenarios
         if "pairs" in suites:
             started = time.perf_counter()
             results["pairs"] = [run_pair_dataset(env, name) for name in datasets]
