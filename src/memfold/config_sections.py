@@ -355,15 +355,24 @@ class ConsolidationSettings(Section):
 class ReviewSettings(Section):
     scan_threshold: float = Field(0.82, ge=0.0, le=1.0)
     scan_block_rows: int = Field(2048, ge=1)
-    min_pair_age_s: float = Field(600.0, ge=0)
-    gate_min_pairs: int = Field(10, ge=1)
+    # A pair waits (stays pending) while an on-save job of either memory is unfinished:
+    # that path decides first. min_pair_age_s adds a wait by age (0: none).
+    min_pair_age_s: float = Field(0.0, ge=0)
+    # The P90 gate (seed 003) needs this many classified pairs of a label in a scope.
+    # 1: a small or fresh scope is gated by its pairs' P90 like a large one (the seed's
+    # first run had 12 qualifying duplicates); more is a stricter opt-in.
+    gate_min_pairs: int = Field(1, ge=1)
     gate_floor: float = Field(0.85, ge=0.0, le=1.0)
     gate_high: float = Field(0.90, ge=0.0, le=1.0)
     merges_conservative: int = Field(5, ge=0)
     merges_high: int = Field(10, ge=0)
     diagnostic_pairs: int = Field(10, ge=1)
     daily_merge_cap: int = Field(50, ge=0)
-    max_daily_queue_share: float = Field(0.20, ge=0.0, le=1.0)
+    # A runaway guard beyond seed 003, off by default (1.0): halt a scope's merges for
+    # the day when more than this share of its memories was queued that day (an
+    # upstream fault: an embedder change, a duplicate import). The seed's own first run
+    # queued 847 pairs over 1,979 memories, and a fresh scope queues all of them.
+    max_daily_queue_share: float = Field(1.0, ge=0.0, le=1.0)
     kill_switch: bool = False
     breaker_length_drop: float = Field(0.40, ge=0.0, le=1.0)
     breaker_drift: float = Field(0.15, ge=0.0, le=2.0)

@@ -38,8 +38,15 @@ def test_p90_matches_percentile_cont() -> None:
 
 
 def test_too_few_pairs_no_merges_and_diagnostic() -> None:
-    d = gate(pairs([0.99] * 9), CFG)
+    strict = ReviewSettings(gate_min_pairs=10)  # an opt-in: the default gates from 1 pair
+    d = gate(pairs([0.99] * 9), strict)
     assert d.band is Band.TOO_FEW and d.selected == [] and len(d.diagnostic) == 9
+
+
+def test_by_default_one_pair_is_gated_by_its_own_confidence() -> None:
+    assert gate(pairs([0.95]), CFG).selected == [1]
+    assert gate(pairs([0.80]), CFG).band is Band.BELOW_FLOOR
+    assert gate([], CFG).band is Band.TOO_FEW
 
 
 def test_below_floor_lists_the_ten_lowest() -> None:
@@ -80,9 +87,12 @@ def test_kill_switch_halt_and_daily_cap() -> None:
 
 
 def test_queue_share() -> None:
-    assert not queue_share_exceeded(20, 100, CFG)
-    assert queue_share_exceeded(21, 100, CFG)
-    assert not queue_share_exceeded(5, 0, CFG)
+    guarded = ReviewSettings(max_daily_queue_share=0.2)  # an opt-in runaway guard
+    assert not queue_share_exceeded(20, 100, guarded)
+    assert queue_share_exceeded(21, 100, guarded)
+    assert not queue_share_exceeded(5, 0, guarded)
+    # Off by default: a fresh scope queues all of its memories on its first day.
+    assert not queue_share_exceeded(100, 100, CFG)
 
 
 def test_core_is_never_duplicate() -> None:

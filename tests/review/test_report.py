@@ -13,7 +13,7 @@ from review.support import ScriptedJudge, fill_pairs, review_of
 
 
 def test_report_numbers(open_mem: Callable[..., Memory], judge: ScriptedJudge) -> None:
-    mem = open_mem()
+    mem = open_mem(gate_min_pairs=10)
     ids = fill_pairs(mem, judge, [0.87] * 12)
     review = review_of(mem, judge)
     first = review.run()  # conservative band: 5 merges

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from memfold import Memory, NotFound, Status
+from memfold.embed.local import LocalEmbedder
 from memfold.model import Category, PairLabel, utcnow
 from review.support import FACTS, ScriptedJudge, fill_pairs, review_of, variant
 
@@ -32,7 +34,7 @@ def test_gate_bands_decide_the_number_of_merges(
     band: str,
     merges: int,
 ) -> None:
-    mem = open_mem()
+    mem = open_mem(gate_min_pairs=10)
     ids = fill_pairs(mem, judge, confidences)
     run = review_of(mem, judge).run()
     (gate,) = run.counts["decisions"][0]["gates"].values()
@@ -99,7 +101,7 @@ def test_core_memories_are_never_merged(
 def test_young_pairs_wait_and_no_decision_stays_pending(
     open_mem: Callable[..., Memory], judge: ScriptedJudge
 ) -> None:
-    mem = open_mem(gate_min_pairs=1)
+    mem = open_mem(gate_min_pairs=1, min_pair_age_s=600)
     mem.add(FACTS[0])
     mem.add(variant(FACTS[0]))  # both just written: younger than min_pair_age_s
     old = utcnow() - timedelta(hours=1)
@@ -112,6 +114,23 @@ def test_young_pairs_wait_and_no_decision_stays_pending(
     assert [it.status for it in items] == ["pending", "pending"]
     assert any(it.note.startswith("no decision") for it in items)
     assert judge.batch_sizes == [1]  # the young pair never reached the judge
+
+
+def test_a_pair_waits_while_on_save_has_not_decided_and_is_labelled_after(
+    db_path: Path, embedder: LocalEmbedder, judge: ScriptedJudge
+) -> None:
+    # No wait by age by default: a pair waits only while the on-save path may still act
+    # on one of its memories (its job is pending), then a run labels and merges it.
+    with Memory(db_path, embedder=embedder, judge=judge, consolidate="queue") as mem:
+        mem.add(FACTS[0])
+        mem.add(variant(FACTS[0]))
+        judge.script(FACTS[0], variant(FACTS[0]), PairLabel.DUPLICATE, 0.97)
+        review = review_of(mem, judge)
+        first = review.run()
+        assert first.counts["waiting"] == 1 and judge.batch_sizes == []
+        mem.flush()  # the scripted judge keeps them apart on save
+        second = review.run()
+        assert second.counts.get("merged") == 1, second.counts
 
 
 def test_changed_memory_drops_the_pair(

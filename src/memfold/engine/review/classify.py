@@ -2,8 +2,9 @@
 
 A verdict without a label (malformed reply, LLM error, confidence outside 0-1) is "no
 decision": the pair stays ``pending`` with a note and is tried again by a later run; a
-missed classification is recoverable, a guessed one is not. Pairs with a memory younger
-than min_pair_age_s also stay pending (the on-save path may still be working on it).
+missed classification is recoverable, a guessed one is not. A pair whose memory has an
+unfinished on-save job also stays pending (that path decides first), and so does one
+with a memory younger than min_pair_age_s (0 by default: no wait by age).
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ def stale_reason(item: QueueItem, a: MemoryRecord | None, b: MemoryRecord | None
     return None
 
 
+def on_save_unfinished(store: Store) -> set[str]:
+    """The memories whose on-save job is pending or running."""
+    return {j.memory_id for status in ("pending", "running") for j in store.list_jobs(status)}
+
+
 def ordered(a: MemoryRecord, b: MemoryRecord) -> tuple[MemoryRecord, MemoryRecord]:
     """(older, newer); ties keep the queue order."""
     return (b, a) if b.created_at < a.created_at else (a, b)
@@ -88,6 +94,7 @@ def classify_pending(
         if scope_keys is None or it.scope_key in scope_keys
     ]
     memories = store.get_memories([m for it in items for m in (it.memory_a, it.memory_b)])
+    deciding = on_save_unfinished(store) if items else set()
     ready: list[tuple[QueueItem, MemoryRecord, MemoryRecord]] = []
     for item in items:
         a, b = memories.get(item.memory_a), memories.get(item.memory_b)
@@ -97,7 +104,7 @@ def classify_pending(
             stats.bump("dropped")
             continue
         youngest = max(a.created_at, b.created_at)
-        if (moment - youngest).total_seconds() < cfg.min_pair_age_s:
+        if {a.id, b.id} & deciding or (moment - youngest).total_seconds() < cfg.min_pair_age_s:
             stats.bump("waiting")
             continue
         ready.append((item, a, b))

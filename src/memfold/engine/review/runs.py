@@ -143,11 +143,12 @@ def _process_scope(
             stats.bump("linked" if status == "processed" else "contradictions")
     merges_today = store.count_review_changes(day_start(now), _APPLIED)
     dups = [it for it in classified if it.label is PairLabel.DUPLICATE]
+    halt = _halt_reason(ctx, key, now)
     decision = gate(
         [ScoredPair(it.id, it.confidence or 0.0) for it in dups],
         cfg,
         merges_today=merges_today,
-        halt_reason=_halt_reason(ctx, key, now),
+        halt_reason=halt,
     )
     by_id = {it.id: it for it in dups}
     anomalies = 0
@@ -188,23 +189,35 @@ def _process_scope(
         apply = partial(merge_pair, ctx, item, proposal, run_id=run_id, hook=hook)
         if _guarded(ctx, stats, item, apply):
             stats.bump("merged")
-    if decision.band in (Band.CONSERVATIVE, Band.HIGH) and not stats.counts.get("breaker_tripped"):
-        _supersede_all(ctx, stats, classified, merges_today + stats.counts.get("merged", 0), run_id)
+    if not stats.counts.get("breaker_tripped"):
+        applied = merges_today + stats.counts.get("merged", 0)
+        _supersede_gated(ctx, stats, classified, applied, halt, run_id)
     return decision
 
 
-def _supersede_all(
-    ctx: Context, stats: RunStats, items: list[QueueItem], applied_today: int, run_id: int
+def _supersede_gated(
+    ctx: Context,
+    stats: RunStats,
+    items: list[QueueItem],
+    applied_today: int,
+    halt: str | None,
+    run_id: int,
 ) -> None:
-    """SUPERSEDED pairs: applied only when the gate is open, each at or above the floor,
-    within what is left of the daily cap."""
+    """SUPERSEDED pairs, through the seed's P90 table of their own (their confidences,
+    the same floor and per-run caps, what is left of the daily cap): a scope with no
+    DUPLICATE pair still retires what a change made stale."""
+    sups = [it for it in items if it.label is PairLabel.SUPERSEDED]
+    if not sups:
+        return
     cfg = ctx.settings.review
-    left = max(0, cfg.daily_merge_cap - applied_today)
-    for item in items:
-        if item.label is not PairLabel.SUPERSEDED or (item.confidence or 0.0) < cfg.gate_floor:
-            continue
-        if left <= 0:
-            break
+    decision = gate(
+        [ScoredPair(it.id, it.confidence or 0.0) for it in sups],
+        cfg,
+        merges_today=applied_today,
+        halt_reason=halt,
+    )
+    by_id = {it.id: it for it in sups}
+    for item in (by_id[i] for i in decision.selected):
         why_not = _no_supersede_evidence(ctx, item)
         if why_not is not None:
             # The classifier said SUPERSEDED, the rules see no change: a person decides.
@@ -213,7 +226,6 @@ def _supersede_all(
             continue
         if _guarded(ctx, stats, item, partial(supersede_pair, ctx, item, run_id=run_id)):
             stats.bump("superseded")
-            left -= 1
 
 
 def _no_supersede_evidence(ctx: Context, item: QueueItem) -> str | None:
