@@ -38,6 +38,19 @@ def test_swapped_values_and_denials_are_not_one_fact() -> None:
     assert any("denies" in p for p in denied)
 
 
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("The monthly cloud budget for the data team is $12,000.",
+         "The monthly cloud budget for the ML team is $12,000."),
+        ("Priya leads the mobile squad.", "Priya leads the Android squad."),
+    ],
+)  # fmt: skip
+def test_a_word_swapped_for_a_name_in_the_same_place_is_not_one_fact(a: str, b: str) -> None:
+    # A name for a name is swapped_values' business; a word for a name is a swap too.
+    assert any("another word in the same place" in p for p in combine_problems([a, b]))
+
+
 def test_a_negation_without_a_cue_is_a_contradiction() -> None:
     verdict = supersede_evidence(
         "Gabriela is not allergic to cats", "Gabriela is allergic to cats", OVERLAP

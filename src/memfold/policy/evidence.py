@@ -125,14 +125,20 @@ def swapped_words(a: str, b: str, known: frozenset[str] = frozenset()) -> str:
     update, never one fact twice ("" when none). A swap whose new words are all in
     ``known`` (the words of the sources of a merge) is a rewording and passes."""
     sa, sb = tx.core_sequence(a), tx.core_sequence(b)
-    # Values (numbers, dates, names) are ``swapped_values``' business: one text adding
-    # "since 2026" where the other adds "near the Spree" enriches, it does not swap.
+    # A value (number, date, name) for a value is ``swapped_values``' business, and one
+    # text adding "since 2026" at its end where the other adds "near the Spree" enriches,
+    # it does not swap. A word for a value between aligned words is a swap here: "the
+    # data team" / "the ML team".
     values = {tx.stem(v) for v in tx.slot_values(a) | tx.slot_values(b)}
     matcher = SequenceMatcher(a=sa, b=sb, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "replace" or max(i2 - i1, j2 - j1) > _SWAP_SPAN:
             continue
-        if set(sb[j1:j2]) <= known or values & {*sa[i1:i2], *sb[j1:j2]}:
+        if set(sb[j1:j2]) <= known:
+            continue
+        va, vb = values & set(sa[i1:i2]), values & set(sb[j1:j2])
+        inside = i1 > 0 and j1 > 0 and i2 < len(sa) and j2 < len(sb)
+        if (va and vb) or ((va or vb) and not inside):
             continue
         return f"{' '.join(sa[i1:i2])} -> {' '.join(sb[j1:j2])}"
     return ""
