@@ -51,6 +51,14 @@ def test_a_word_swapped_for_a_name_in_the_same_place_is_not_one_fact(a: str, b: 
     assert any("another word in the same place" in p for p in combine_problems([a, b]))
 
 
+def test_a_number_where_the_other_has_a_word_is_a_detail_each_adds() -> None:
+    kim = [
+        "Kim waters the office plants every Monday morning before the weekly standup.",
+        "Kim waters the office plants every Monday morning at nine before the standup.",
+    ]
+    assert combine_problems(kim) == []
+
+
 def test_a_negation_without_a_cue_is_a_contradiction() -> None:
     verdict = supersede_evidence(
         "Gabriela is not allergic to cats", "Gabriela is allergic to cats", OVERLAP

@@ -127,9 +127,11 @@ def swapped_words(a: str, b: str, known: frozenset[str] = frozenset()) -> str:
     sa, sb = tx.core_sequence(a), tx.core_sequence(b)
     # A value (number, date, name) for a value is ``swapped_values``' business, and one
     # text adding "since 2026" at its end where the other adds "near the Spree" enriches,
-    # it does not swap. A word for a value between aligned words is a swap here: "the
-    # data team" / "the ML team".
+    # it does not swap; nor does a number where the other has a word ("at nine" /
+    # "weekly": a detail each adds). A word for a name between aligned words is a swap
+    # here: "the data team" / "the ML team".
     values = {tx.stem(v) for v in tx.slot_values(a) | tx.slot_values(b)}
+    names = {tx.stem(n.lower()) for n in tx.name_tokens_in_order(a) + tx.name_tokens_in_order(b)}
     matcher = SequenceMatcher(a=sa, b=sb, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "replace" or max(i2 - i1, j2 - j1) > _SWAP_SPAN:
@@ -138,7 +140,7 @@ def swapped_words(a: str, b: str, known: frozenset[str] = frozenset()) -> str:
             continue
         va, vb = values & set(sa[i1:i2]), values & set(sb[j1:j2])
         inside = i1 > 0 and j1 > 0 and i2 < len(sa) and j2 < len(sb)
-        if (va and vb) or ((va or vb) and not inside):
+        if (va and vb) or ((va or vb) and not (inside and (va | vb) <= names)):
             continue
         return f"{' '.join(sa[i1:i2])} -> {' '.join(sb[j1:j2])}"
     return ""
