@@ -21,7 +21,8 @@ from memfold.index.rows import IndexRow
 from memfold.index.vector_index import VectorIndex
 from memfold.model import Area, Status
 from memfold.store.sqlite import SQLiteStore
-from memfold.store.sqlite.connection import LATEST_VERSION, BusyRetry
+from memfold.store.sqlite.busy import BusyRetry
+from memfold.store.sqlite.connection import LATEST_VERSION
 
 META_WRITE = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"
 

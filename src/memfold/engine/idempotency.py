@@ -1,4 +1,4 @@
-"""Idempotency keys: a write sent again with the same key is done once (issue 27).
+"""Idempotency keys: a write sent again with the same key is done once.
 
 A client-chosen key (the IETF draft "The Idempotency-Key HTTP Header Field", as
 Stripe's keys) names one attempt at one write. The first request with a key claims it
