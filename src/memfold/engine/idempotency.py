@@ -89,14 +89,14 @@ class Claimed:
 
 
 def claim(
-    store: Store, cfg: ServerSettings, now: datetime, owner: str, key: str, print_: str
+    store: Store, cfg: ServerSettings, now: datetime, owner: str, key: str, request_digest: str
 ) -> Claimed | IdempotencyEntry:
-    """Claim ``key`` of ``owner`` for a request with fingerprint ``print_``; when it is
+    """Claim ``key`` of ``owner`` for a request with fingerprint ``request_digest``; when it is
     held already, its row (the caller compares the fingerprint and the state)."""
     token = secrets.token_hex(16)
     expires = now + timedelta(seconds=cfg.idempotency_claim_ttl_s)
     found = store.claim_idempotency_key(
-        owner, key, fingerprint=print_, claim=token, now=now, expires_at=expires
+        owner, key, fingerprint=request_digest, claim=token, now=now, expires_at=expires
     )
     return Claimed(owner, key, token, now) if found is None else found
 
@@ -140,10 +140,10 @@ def add_once(
     naming that error (it may have stored part of its work)."""
     cfg = ctx.settings.server
     clean = clean_idempotency_key(key, cfg.idempotency_key_max_chars)
-    print_ = fingerprint(b"Memory.add", _canonical(args))
-    got = claim(ctx.store, cfg, ctx.clock(), SCOPE_OWNER + scope.key(), clean, print_)
+    request_digest = fingerprint(b"Memory.add", _canonical(args))
+    got = claim(ctx.store, cfg, ctx.clock(), SCOPE_OWNER + scope.key(), clean, request_digest)
     if isinstance(got, IdempotencyEntry):
-        return _replay(ctx.store, got, print_)
+        return _replay(ctx.store, got, request_digest)
     try:
         result = run()
     except Exception as exc:
@@ -208,8 +208,8 @@ def _encode(result: Added) -> JSONDict:
     return {"kind": "text", **_encode_one(result)}
 
 
-def _replay(store: Store, entry: IdempotencyEntry, print_: str) -> Added:
-    if entry.fingerprint != print_:
+def _replay(store: Store, entry: IdempotencyEntry, request_digest: str) -> Added:
+    if entry.fingerprint != request_digest:
         raise InvalidInput(
             f"the idempotency key {entry.key!r} was used for another add in this scope "
             "(other arguments); a key names one add: use a new key"

@@ -87,16 +87,16 @@ class Idempotency:
         if more is not None:  # the client went away before sending the whole body
             await self.app(scope, _replay([more], receive), send)
             return
-        print_ = _fingerprint(scope, body)
+        request_digest = _fingerprint(scope, body)
         store, owner = self.memory.store, idem.KEY_OWNER + api_key.id
         now = self.memory.ctx.clock()
         try:
-            got = await run_in_threadpool(idem.claim, store, cfg, now, owner, key, print_)
+            got = await run_in_threadpool(idem.claim, store, cfg, now, owner, key, request_digest)
         except MemfoldError as exc:  # the store refused or failed: nothing ran
             await _send(memfold_error_response(exc), scope, send)
             return
         if isinstance(got, IdempotencyEntry):
-            await _send(_answer(got, print_), scope, send)
+            await _send(_answer(got, request_digest), scope, send)
             return
         await self._run(got, scope, _replay([_body_message(body)], receive), send)
 
@@ -156,9 +156,9 @@ class Idempotency:
             log.warning("%s %r: the claim expired before the response was stored", HEADER, held.key)
 
 
-def _answer(entry: IdempotencyEntry, print_: str) -> Response:
+def _answer(entry: IdempotencyEntry, request_digest: str) -> Response:
     """The answer from a key already held (see the module docstring)."""
-    if entry.fingerprint != print_:
+    if entry.fingerprint != request_digest:
         return error_response(
             422,
             "idempotency_key_reused",
