@@ -119,6 +119,8 @@ class ConversationSettings(Section):
     # pass summary_max_chars, a meta part compresses them (they are kept).
     summary_max_chars: int = Field(6000, ge=200)
     summary_max_part_chars: int = Field(2000, ge=100)
+    # Nouns no turn has that an LLM summary may add (a new noun is a new fact).
+    summary_max_new_nouns: int = Field(0, ge=0)
     digest_line_max_chars: int = Field(200, ge=20)
     # Relevant memories of the user/agent scope put in the window by messages().
     k_memories: int = Field(5, ge=0)

@@ -289,6 +289,9 @@ class ConsolidationSettings(Section):
     # may add that no source has ("enjoys" for "likes"), and how much longer than all its
     # sources together it may be.
     result_max_new_content_words: int = Field(2, ge=0)
+    # Nouns no source has that a written text (merge, update, summary, extract) may add:
+    # a new noun is a new fact ("also takes insulin"), read on the parse.
+    result_max_new_nouns: int = Field(0, ge=0)
     result_max_growth: float = Field(1.25, ge=1.0)
     # A newer memory the rules read as the older one in other words (every concept
     # aligned, ``memfold.policy.wording.paraphrase``) may replace it from this cosine up, instead

@@ -207,7 +207,7 @@ def test_a_result_text_that_drifts_from_every_source_is_refused(
         lambda it: Decision(
             Action.UPDATE,
             [_target(it)],
-            text="Sam likes tea, mostly green tea from the market",
+            text="Sam likes tea; mostly green tea",
             confidence=0.95,
         )
     )

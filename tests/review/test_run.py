@@ -210,7 +210,8 @@ def test_superseded_without_evidence_is_held_for_a_person(
     assert mem.get(y_new.id).status is Status.ACTIVE
     review = review_of(mem, judge)
     (listed,) = review.pending()["supersedes"]
-    assert "without evidence" in listed["note"]
+    # The parse names what it saw: two past events at different times.
+    assert "two past events at different times ('2019' / '2023')" in listed["note"]
     assert review.pending()["contradictions"] == []
     # A person who knows better applies it: the older trip is superseded, undoably.
     log_id = review.approve(listed["id"])

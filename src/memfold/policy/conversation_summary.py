@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from memfold.policy import text as tx
 from memfold.policy.result_check import added, encoding_problems, instruction_like
 from memfold.policy.summary_check import checked_view
+from memfold.reading.bindings import binding_problems
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _FACT = re.compile(r"\d")
@@ -122,8 +123,13 @@ def _cut_block(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(1, limit - 1)].rstrip() + "…"
 
 
-def check_summary_text(summary: str | None, sources: Sequence[str], max_chars: int) -> list[str]:
-    """Why an LLM's summary of ``sources`` must not be appended (empty: it may)."""
+def check_summary_text(
+    summary: str | None, sources: Sequence[str], max_chars: int, max_new_nouns: int
+) -> list[str]:
+    """Why an LLM's summary of ``sources`` must not be appended (empty: it may): nothing
+    invented, and every binding, role and polarity as the turns have them
+    (``memfold.reading.bindings``; the summary may leave things out and reword freely,
+    but add at most ``max_new_nouns`` nouns)."""
     if summary is None or not summary.strip():
         return ["summary text is empty"]
     problems = encoding_problems(summary)
@@ -137,4 +143,11 @@ def check_summary_text(summary: str | None, sources: Sequence[str], max_chars: i
     # Only invented facts: any number of new plain words is allowed (a summary
     # paraphrases), hence no bound on them here.
     invented = added(checked_view(summary), views, sys.maxsize)
-    return problems + invented
+    misread = binding_problems(
+        checked_view(summary),
+        views,
+        keep_all=False,
+        max_new_words=sys.maxsize,
+        max_new_nouns=max_new_nouns,
+    )
+    return problems + invented + misread

@@ -27,6 +27,7 @@ from memfold.policy.result_check import (
 )
 from memfold.policy.subject import added_markers
 from memfold.policy.text import stem, word_set
+from memfold.reading.bindings import binding_problems
 
 # How an extract names the speaker of "I" / "my" (the extraction prompt's convention).
 SPEAKER = "User User's user's the user"
@@ -121,4 +122,12 @@ def check_extract(
     problems += added_markers(text, known)
     problems += speaker_possessive_problems(text, sources, speakers)
     problems += subject_attribution_problems(text, sources, speakers, subject_min_own_share)
+    problems += binding_problems(
+        text,
+        [*sources, *(name for name in speakers if name)],
+        keep_all=False,
+        max_new_words=limits.max_new_content_words,
+        max_new_nouns=limits.max_new_nouns,
+        speakers=[name for name in speakers if name],
+    )
     return problems

@@ -39,6 +39,7 @@ from memfold.policy.values.fact_update import FactLimits, fact_update
 from memfold.policy.values.value_update import value_update
 from memfold.policy.wording.elaboration import elaboration
 from memfold.policy.wording.paraphrase import paraphrase
+from memfold.reading.difference import supersede_conflicts
 
 _NEEDS_TARGETS = (Action.UPDATE, Action.MERGE, Action.REPLACE, Action.DELETE)
 
@@ -153,8 +154,12 @@ def _check_replace(
 ) -> None:
     """REPLACE retires the target in favour of the new memory: the destructive gate, and
     either the new memory says all the target says (a fold) or the rules see evidence
-    that it changes it."""
+    that it changes it; never when the parse reads the two as about different things."""
     old = target.memory
+    conflicts = supersede_conflicts(old.text, new.text)
+    if conflicts:
+        verdict.problems += [f"REPLACE of {old.id}: another thing ({c})" for c in conflicts]
+        return
     if paraphrase(old.text, new.text):
         # Every concept aligned: the alignment, not the cosine, is the evidence.
         verdict.problems += _below(Action.REPLACE, [target], settings.paraphrase_min_similarity)
@@ -184,8 +189,14 @@ def _check_delete(
     settings: ConsolidationSettings,
     verdict: _Verdict,
 ) -> None:
-    """DELETE supersedes a contradicted or retracted target: the rules must see why."""
+    """DELETE supersedes a contradicted or retracted target: the rules must see why, and
+    the parse must read both as about the same thing."""
     facts = FactLimits.from_settings(settings)
+    for target in targets:
+        verdict.problems += [
+            f"DELETE of {target.memory.id}: another thing ({c})"
+            for c in supersede_conflicts(target.memory.text, new.text)
+        ]
     for target in targets:
         # A new value the rules read word for word has its own, lower cosine gate, and so
         # has an update-channel candidate (the evidence below is required all the same).

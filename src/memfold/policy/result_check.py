@@ -35,6 +35,7 @@ from memfold.model import Vector
 from memfold.policy import text as tx
 from memfold.policy.evidence import combine_problems, swapped_words
 from memfold.policy.subject import added_markers
+from memfold.reading.bindings import binding_problems
 
 # Characters a memory text never needs: C0/C1 controls other than tab and newline.
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
@@ -71,6 +72,7 @@ class ResultLimits:
     max_chars: int
     min_content_word_recall: float
     max_new_content_words: int
+    max_new_nouns: int
     max_growth: float
     max_length_drop: float
     max_drift: float
@@ -93,6 +95,7 @@ class ResultLimits:
             max_chars=store.max_text_chars,
             min_content_word_recall=c.min_content_word_recall,
             max_new_content_words=c.result_max_new_content_words,
+            max_new_nouns=c.result_max_new_nouns,
             max_growth=c.result_max_growth,
             max_length_drop=review.breaker_length_drop,
             max_drift=review.breaker_drift,
@@ -124,6 +127,13 @@ def check_result(result: str | None, sources: Sequence[Source], limits: ResultLi
     problems += added(result, texts, limits.max_new_content_words)
     problems += reversed_statements(result, texts)
     problems += added_markers(result, texts)
+    problems += binding_problems(
+        result,
+        texts,
+        keep_all=True,
+        max_new_words=limits.max_new_content_words,
+        max_new_nouns=limits.max_new_nouns,
+    )
     return problems
 
 

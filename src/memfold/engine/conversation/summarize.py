@@ -92,7 +92,12 @@ def summarize(
     result = call(lines)
     if result.text is None:
         return Written(fallback, "extract", f"no summary from the LLM: {result.reasoning}")
-    problems = check_summary_text(result.text, lines, cfg.summary_max_part_chars)
+    problems = check_summary_text(
+        result.text,
+        lines,
+        cfg.summary_max_part_chars,
+        cfg.summary_max_new_nouns,
+    )
     if problems:
         return Written(fallback, "extract", "LLM summary refused: " + "; ".join(problems))
     return Written(result.text.strip(), "llm")

@@ -40,6 +40,7 @@ from memfold.policy.review import (
     queue_share_exceeded,
 )
 from memfold.policy.validate import shown
+from memfold.reading.difference import supersede_conflicts
 
 BREAKER_KEY = "review.breaker"
 _APPLIED = ("MERGE", "SUPERSEDE")
@@ -236,6 +237,9 @@ def _no_supersede_evidence(ctx: Context, item: QueueItem) -> str | None:
         return None  # the apply step drops a pair whose memories went away
     older, newer = ordered(a, b)
     overlap = ctx.settings.consolidation.supersede_min_overlap
+    conflicts = supersede_conflicts(older.text, newer.text)
+    if conflicts:
+        return f"SUPERSEDED, but about another thing: {conflicts[0]}"
     evidence = supersede_evidence(newer.text, older.text, overlap)
     return None if evidence.found else f"SUPERSEDED without evidence: {evidence.reason}"
 

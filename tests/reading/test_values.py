@@ -1,0 +1,43 @@
+"""Values read in one spelling, each number bound to what it counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from memfold.reading.parser import read
+from memfold.reading.values import values
+
+
+def idents(text: str) -> list[tuple[str, str, str]]:
+    found, _ = values(read(text))
+    return [v.ident for v in found]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Meet at 7pm on Sept 21.", "Meet at 19:00 on 21 September."),
+        ("About a tenth of users churn.", "10 % of users churn."),
+        ("The round raised $2.4 million.", "The round raised 2,400,000 dollars."),
+        ("She runs three kilometres a day.", "She runs 3 km a day."),
+        ("The call is at noon.", "The call is at 12 pm."),
+    ],
+)
+def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:
+    assert idents(a) == idents(b)
+
+
+def test_a_number_is_bound_to_what_it_counts() -> None:
+    assert idents("The flight leaves at 9 am from gate 12.") == [
+        ("time", "09:00", ""),
+        ("number", "12", "gate"),
+    ]
+    assert idents("The flight leaves at 12 am from gate 9.") == [
+        ("time", "00:00", ""),
+        ("number", "9", "gate"),
+    ]
+
+
+def test_years_dates_and_weekdays_have_their_own_kinds() -> None:
+    kinds = {kind for kind, _, _ in idents("Ana broke her wrist on 3 May 2018, a Friday.")}
+    assert {"date", "year", "weekday"} <= kinds
