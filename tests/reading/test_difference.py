@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memfold.reading.difference import same_fact, supersede_conflicts
+from memfold.reading.difference import additions, fold_conflicts, same_fact, supersede_conflicts
 
 
 @pytest.mark.parametrize(
@@ -65,3 +65,29 @@ def test_a_new_value_of_the_same_thing_may_supersede() -> None:
         )
         == []
     )
+
+
+def test_a_fold_of_two_details_of_one_fact_is_one_fact() -> None:
+    assert (
+        fold_conflicts("Sam lives in Berlin since 2026", "Sam lives in Berlin near the Spree") == []
+    )
+    assert (
+        fold_conflicts("The user's sister lives in Porto.", "The user's brother lives in Porto.")
+        != []
+    )
+
+
+def test_additions_count_what_the_newer_text_says_more() -> None:
+    assert additions("Sam likes tea.", "Sam likes tea.") == 0
+    assert additions("Sam likes tea.", "Sam likes green tea from Kyoto.") >= 2
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("The NYC office is on Park Avenue.", "The New York City office is on Park Avenue."),
+        ("The prod k8s cluster runs 1.28.", "The prod Kubernetes cluster runs 1.28."),
+    ],
+)
+def test_an_abbreviation_names_the_same_thing(a: str, b: str) -> None:
+    assert not [d for d in same_fact(a, b) if d.kind == "name"]

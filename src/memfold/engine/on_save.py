@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from memfold.embed.calibration import scale_for
 from memfold.engine import jobs as job_steps
 from memfold.engine.apply import plan
 from memfold.engine.changes import commit
@@ -349,7 +350,14 @@ def _settle(
 
 def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision, group: WriteGroup) -> Outcome:
     limits = ResultLimits.from_settings(ctx.settings)
-    decision = apply_guards(raw, item.new, item.candidates, ctx.settings.consolidation, limits)
+    decision = apply_guards(
+        raw,
+        item.new,
+        item.candidates,
+        ctx.settings.consolidation,
+        limits,
+        scale_for(ctx.embedder.model_id),
+    )
     if decision.action is Action.SKIP:
         return _skip(ctx, job, item, decision)
     decision, vectors = _check_drift(ctx, item, decision, limits, group)

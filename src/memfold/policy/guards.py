@@ -8,11 +8,16 @@ memories stay), a malformed one to SKIP (nothing happens, logged). Pure: no I/O.
 - UPDATE and MERGE fold texts: cosine gates (``update_threshold``, ``destructive_threshold``),
   sources that state the same fact (``policy.evidence.combine_problems``) and a text
   that passes the one result check (``policy.result_check``).
-- REPLACE and DELETE retire a target: evidence the rules can see
-  (``policy.evidence.supersede_evidence``) and the destructive / delete gates; a REPLACE
-  by a restatement the rules align word for word (``policy.wording.paraphrase``) has the lower
-  ``paraphrase_min_similarity`` gate instead of the destructive one. A negation
-  with no sign of change stays a contradiction: KEEP_SEPARATE, linked.
+- REPLACE and DELETE retire a target: never when the parse reads the two texts as about
+  another thing (``memfold.reading.difference.supersede_conflicts``). A REPLACE whose
+  readings agree is a restatement, on the destructive threshold read on the embedder's
+  calibrated similarity (``memfold.embed.calibration``); one the older word rules align
+  (``policy.wording.paraphrase``) has the lower ``paraphrase_min_similarity`` gate; any
+  other needs evidence the rules can see (``policy.evidence.supersede_evidence``). A
+  negation with no sign of change stays a contradiction: KEEP_SEPARATE, linked.
+- Folds (UPDATE, MERGE) are refused on a difference of fact between the readings
+  (``fold_conflicts``), and their text must keep every source's bindings
+  (``memfold.reading.bindings``, inside the result check).
 - A memory holding an instruction addressed to a model is never consolidated.
 - An update-channel candidate (``Candidate.via == "update"``) may only be superseded:
   DELETE, with evidence, on ``update_channel_min_similarity``; anything else naming it
@@ -26,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memfold.config import ConsolidationSettings
+from memfold.embed.calibration import IDENTITY, SimilarityScale
 from memfold.model import Action, Candidate, Decision, MemoryRecord
 from memfold.policy.evidence import combine_problems, supersede_evidence
 from memfold.policy.result_check import (
@@ -39,7 +45,13 @@ from memfold.policy.values.fact_update import FactLimits, fact_update
 from memfold.policy.values.value_update import value_update
 from memfold.policy.wording.elaboration import elaboration
 from memfold.policy.wording.paraphrase import paraphrase
-from memfold.reading.difference import supersede_conflicts
+from memfold.reading.difference import (
+    WORDING,
+    additions,
+    fold_conflicts,
+    same_fact,
+    supersede_conflicts,
+)
 
 _NEEDS_TARGETS = (Action.UPDATE, Action.MERGE, Action.REPLACE, Action.DELETE)
 
@@ -50,8 +62,11 @@ def apply_guards(
     candidates: Sequence[Candidate],
     settings: ConsolidationSettings,
     limits: ResultLimits | None = None,
+    scale: SimilarityScale = IDENTITY,
 ) -> Decision:
-    """A copy of ``decision``, downgraded if it breaks a rule, with the reasons recorded."""
+    """A copy of ``decision``, downgraded if it breaks a rule, with the reasons recorded.
+    ``scale`` is the embedder's calibrated similarity, on which a restatement's REPLACE
+    meets the destructive threshold (``memfold.embed.calibration``)."""
     limits = limits or ResultLimits.from_parts(consolidation=settings)
     guarded = replace(
         decision,
@@ -85,8 +100,9 @@ def apply_guards(
     elif action in (Action.UPDATE, Action.MERGE):
         _check_fold(guarded, new, targets, settings, limits, verdict)
     elif action is Action.REPLACE:
+        scale = scale if settings.calibrate_similarity else IDENTITY
         for target in targets:
-            _check_replace(new, target, settings, verdict)
+            _check_replace(new, target, settings, scale, verdict)
     else:  # DELETE
         _check_delete(guarded, new, targets, settings, verdict)
     if verdict.problems:
@@ -142,6 +158,11 @@ def _check_fold(
     )
     verdict.problems += _below(decision.action, targets, floor)
     sources = [new, *(t.memory for t in targets)]
+    for target in targets:
+        verdict.problems += [
+            f"{decision.action.value} of {target.memory.id}: not one fact ({d})"
+            for d in fold_conflicts(target.memory.text, new.text)
+        ]
     verdict.problems += combine_problems([s.text for s in sources])
     text = decision.text
     if decision.action is Action.UPDATE and text is None:
@@ -150,7 +171,11 @@ def _check_fold(
 
 
 def _check_replace(
-    new: MemoryRecord, target: Candidate, settings: ConsolidationSettings, verdict: _Verdict
+    new: MemoryRecord,
+    target: Candidate,
+    settings: ConsolidationSettings,
+    scale: SimilarityScale,
+    verdict: _Verdict,
 ) -> None:
     """REPLACE retires the target in favour of the new memory: the destructive gate, and
     either the new memory says all the target says (a fold) or the rules see evidence
@@ -160,6 +185,36 @@ def _check_replace(
     if conflicts:
         verdict.problems += [f"REPLACE of {old.id}: another thing ({c})" for c in conflicts]
         return
+    differences = same_fact(old.text, new.text, cover="newer")
+    if not differences and additions(old.text, new.text) <= settings.rules_elaboration_max_extra:
+        # The readings agree (the new memory says all the old one says, nothing that
+        # differs, and at most a detail or two more): a restatement, on the destructive
+        # threshold as the seeds state it, or on the older word rules' own gates.
+        below = _below_calibrated(Action.REPLACE, target, settings, scale)
+        by_words = _Verdict()
+        if below:
+            _check_replace_by_words(new, target, settings, by_words)
+        if below and by_words.problems:
+            verdict.problems += below
+        return
+    # Wording alone the older word rules may still read as a restatement; any other
+    # difference changes the fact.
+    hard = [d for d in differences if d.kind not in WORDING]
+    if hard:
+        # Not a restatement, whatever the older word rules read: only a supersede with
+        # evidence may retire the target.
+        verdict.problems += _below(Action.REPLACE, [target], settings.destructive_threshold)
+        _check_supersede(new, target, settings, verdict, str(hard[0]))
+        return
+    _check_replace_by_words(new, target, settings, verdict)
+
+
+def _check_replace_by_words(
+    new: MemoryRecord, target: Candidate, settings: ConsolidationSettings, verdict: _Verdict
+) -> None:
+    """The older word rules: an aligned paraphrase or elaboration on its own gate, a fold
+    that keeps the words, or a supersede with evidence."""
+    old = target.memory
     if paraphrase(old.text, new.text):
         # Every concept aligned: the alignment, not the cosine, is the evidence.
         verdict.problems += _below(Action.REPLACE, [target], settings.paraphrase_min_similarity)
@@ -170,15 +225,33 @@ def _check_replace(
         verdict.problems += _below(Action.REPLACE, [target], settings.elaboration_min_similarity)
         return
     verdict.problems += _below(Action.REPLACE, [target], settings.destructive_threshold)
-    folds = not combine_problems([new.text, old.text]) and not dropped(
-        new.text, Source(old.id, old.text), settings.min_content_word_recall
+    _check_supersede(new, target, settings, verdict, "", folds_allowed=True)
+
+
+def _check_supersede(
+    new: MemoryRecord,
+    target: Candidate,
+    settings: ConsolidationSettings,
+    verdict: _Verdict,
+    difference: str,
+    folds_allowed: bool = False,
+) -> None:
+    """A REPLACE that is no restatement supersedes the target: the rules' evidence of a
+    change (or, from the word rules' path, a fold that keeps the target's words).
+    ``difference`` is what the readings saw, for the log."""
+    old = target.memory
+    folds = (
+        folds_allowed
+        and not combine_problems([new.text, old.text])
+        and not dropped(new.text, Source(old.id, old.text), settings.min_content_word_recall)
     )
     if folds:
         return
     facts = FactLimits.from_settings(settings)
     evidence = supersede_evidence(new.text, old.text, settings.supersede_min_overlap, facts)
     if not evidence.found:
-        verdict.problems.append(f"REPLACE of {old.id} without evidence: {evidence.reason}")
+        seen = f" ({difference})" if difference else ""
+        verdict.problems.append(f"REPLACE of {old.id} without evidence{seen}: {evidence.reason}")
         verdict.contradicts |= evidence.contradiction
 
 
@@ -221,6 +294,21 @@ def _check_delete(
                 f"DELETE of {target.memory.id} without evidence: {evidence.reason}"
             )
             verdict.contradicts |= evidence.contradiction
+
+
+def _below_calibrated(
+    action: Action, target: Candidate, settings: ConsolidationSettings, scale: SimilarityScale
+) -> list[str]:
+    floor = settings.destructive_threshold
+    if scale.is_identity:
+        return _below(action, [target], floor)
+    calibrated = scale.calibrate(target.similarity)
+    if calibrated >= floor:  # NaN fails
+        return []
+    return [
+        f"{action.value} needs calibrated similarity >= {floor:.2f}; {target.memory.id} has "
+        f"{calibrated:.3f} (cosine {target.similarity:.3f} on {scale.model})"
+    ]
 
 
 def _below(action: Action, targets: Sequence[Candidate], floor: float) -> list[str]:

@@ -27,6 +27,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from memfold.policy import text as tx
 from memfold.policy.evidence import combine_problems, swapped_words
 from memfold.policy.subject import added_markers
 from memfold.reading.bindings import binding_problems
+from memfold.reading.difference import fold_conflicts
 
 # Characters a memory text never needs: C0/C1 controls other than tab and newline.
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
@@ -146,6 +148,10 @@ def check_merge(
     """A merge of whole memories (batch review): its sources must be one fact told twice,
     its text must pass ``check_result``, and its vector must stay near some source."""
     problems = combine_problems([s.text for s, _ in sources])
+    for (a, _), (b, _) in combinations(sources, 2):
+        problems += [
+            f"{a.id} and {b.id}: not one fact ({d})" for d in fold_conflicts(a.text, b.text)
+        ]
     problems += check_result(result, [s for s, _ in sources], limits)
     problems += drift_problems(result_vector, [(s.id, v) for s, v in sources], limits.max_drift)
     return problems

@@ -90,9 +90,9 @@ def _lost_participants(out: Facts, held: list[Facts]) -> list[str]:
         for name in sorted(source.names - out.names):
             if stem(name) not in out.every_stem:
                 problems.append(f"result drops the name '{name}'")
-        for noun in sorted(source.nouns):
-            if stem(noun) not in out.every_stem:
-                problems.append(f"result drops '{noun}'")
+        for word in sorted(source.nouns | source.verbs):
+            if stem(word) not in out.every_stem:
+                problems.append(f"result drops '{word}'")
     return list(dict.fromkeys(problems))
 
 

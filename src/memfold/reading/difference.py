@@ -11,7 +11,7 @@ UPDATE); ``supersede_conflicts`` the test for a newer text replacing an older on
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from memfold.reading import tables
@@ -19,6 +19,9 @@ from memfold.reading.facts import Facts, facts, stem
 from memfold.reading.values import Value
 
 Cover = Literal["newer", "either"]
+# Differences of wording alone: a word or a verb with no counterpart.
+WORDING = ("word", "relation")
+_COPULAS = frozenset(("be",))
 _DATED = ("date", "year")
 
 
@@ -28,6 +31,11 @@ class Difference:
 
     kind: str
     detail: str
+    # What differs, as the facts key it (a stem, a name, a value's key): for coverage.
+    item: str = ""
+    # A detail one text adds that the other has nothing in place of (no substitution):
+    # a fold that keeps both texts' details may still be one fact.
+    added: bool = False
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.detail}"
@@ -39,8 +47,22 @@ def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Differenc
     the two must say all the other says."""
     a, b = facts(older), facts(newer)
     found = [*_polarity(a, b), *_modifiers(a, b), *_owners(a, b), *_roles(a, b), *_order(a, b)]
+    found += [*_new_owned(a, b), *_new_owned(b, a), *_subject_mods(a, b), *_contrasts(a, b)]
     found += _coverage(a, b, cover)
     return found
+
+
+def fold_conflicts(a: str, b: str) -> list[Difference]:
+    """What keeps two texts from being folded into one, whatever the text written: the
+    differences of ``same_fact`` that change the fact (not a word of wording, not a
+    detail only one adds, which the result check sees kept)."""
+    return [d for d in same_fact(a, b) if d.kind not in WORDING and not d.added]
+
+
+def additions(older: str, newer: str) -> int:
+    """How many things ``newer`` says that ``older`` does not (content words, names,
+    values): a restatement adds none, an elaboration a few."""
+    return len(_uncovered(facts(newer), facts(older)))
 
 
 def supersede_conflicts(older: str, newer: str) -> list[Difference]:
@@ -64,6 +86,8 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
     out = [
         Difference("polarity", f"'{word}' is negated in one text only")
         for word in sorted(a.negated ^ b.negated)
+        # a negation of something only one text names is a detail it adds ("but not tea")
+        if stem(word) in a.every_stem and stem(word) in b.every_stem
     ]
     for pair in tables.pairs("antonyms"):
         x, y = sorted(pair)
@@ -94,12 +118,14 @@ def _roles(a: Facts, b: Facts, kinds: Iterable[str] = ("subject", "object")) -> 
     out = []
     if "subject" in kinds:
         # Per clause: a verb both texts use must have, in some clause of each, one
-        # subject ("It is false that Mateus is ..." has "it" and "Mateus").
+        # subject ("It is false that Mateus is ..." has "it" and "Mateus"). "X is Y"
+        # says what "Y is X" says: for a copula both sides count.
         verbs = {v for v, _ in a.clauses} & {v for v, _ in b.clauses}
         for verb in sorted(verbs):
             left = [s for v, s in a.clauses if v == verb]
             right = [s for v, s in b.clauses if v == verb]
-            if not any(x & y for x in left for y in right):
+            objects = "object" in kinds
+            if not any(_clauses_meet(a, b, verb, x, y, objects) for x in left for y in right):
                 out.append(
                     Difference(
                         "role",
@@ -109,21 +135,85 @@ def _roles(a: Facts, b: Facts, kinds: Iterable[str] = ("subject", "object")) -> 
                 )
     if "object" in kinds:
         for verb, role in sorted(a.roles.keys() & b.roles.keys()):
-            if role == "object" and not a.roles[(verb, role)] & b.roles[(verb, role)]:
+            if role != "object" or verb in _COPULAS:
+                continue
+            ours, theirs = a.roles[(verb, role)], b.roles[(verb, role)]
+            if not _args_meet(ours, theirs):
                 out.append(
-                    Difference(
-                        "role",
-                        f"the object of '{verb}': {_join(a.roles[(verb, role)])} / "
-                        f"{_join(b.roles[(verb, role)])}",
-                    )
+                    Difference("role", f"the object of '{verb}': {_join(ours)} / {_join(theirs)}")
                 )
     return out
+
+
+def _clauses_meet(
+    a: Facts, b: Facts, verb: str, left: frozenset[str], right: frozenset[str], objects: bool
+) -> bool:
+    """One subject; for a copula, "X is Y" also meets "Y is X" (both sides must, when
+    ``objects`` are compared: not for a supersede, where the value changes)."""
+    if _args_meet(left, right):
+        if verb not in _COPULAS or not objects:
+            return True
+        ours, theirs = a.roles.get((verb, "object")), b.roles.get((verb, "object"))
+        return not ours or not theirs or _args_meet(ours, theirs)
+    if verb not in _COPULAS:
+        return False
+    ours = a.roles.get((verb, "object"), frozenset())
+    theirs = b.roles.get((verb, "object"), frozenset())
+    return _args_meet(left, theirs) and _args_meet(ours, right)
+
+
+def _args_meet(left: Iterable[str], right: Iterable[str]) -> bool:
+    """Two argument sets name one thing: a shared key, or one key's words within the
+    other's ("answer" / "bullet-point answer"; not "billing service" / "auth service")."""
+    for x in left:
+        for y in right:
+            wx, wy = set(x.split()), set(y.split())
+            if x == y or wx <= wy or wy <= wx:
+                return True
+    return False
+
+
+def _new_owned(a: Facts, b: Facts) -> list[Difference]:
+    """``b`` gives a participant of ``a`` a thing ``a`` never names: "Anjali presents" /
+    "Anjali's manager presents" is about the manager."""
+    known = a.names | {"user", a.initial} - {""}
+    relations = tables.word_set("relations")
+    return [
+        Difference("owner", f"'{thing}' of {_join(owners & known)} in one text only")
+        for thing, owners in sorted(b.owners.items())
+        if thing in relations and owners & known and not a.owners.get(thing, frozenset()) & owners
+    ]
+
+
+def _subject_mods(a: Facts, b: Facts) -> list[Difference]:
+    """A subject both texts share, told apart by a modifier: "the user's manager" /
+    "the user's skip-level manager"."""
+    relations = tables.word_set("relations")
+    return [
+        Difference(
+            "modifier",
+            f"'{noun}' is {_join(a.subject_mods[noun] ^ b.subject_mods[noun])} in one text only",
+        )
+        for noun in sorted(a.subject_mods.keys() & b.subject_mods.keys())
+        if noun in relations
+        and a.subject_mods[noun] ^ b.subject_mods[noun]
+        and not (a.subject_mods[noun] ^ b.subject_mods[noun]) <= (a.every_stem & b.every_stem)
+    ]
+
+
+def _contrasts(a: Facts, b: Facts) -> list[Difference]:
+    """ "video calls over phone calls" / "phone calls over video calls"."""
+    return [
+        Difference("role", f"'{x}' {word} '{y}' turned around")
+        for x, word, y in sorted(a.contrasts)
+        if (y, word, x) in b.contrasts and (x, word, y) not in b.contrasts
+    ]
 
 
 def _order(a: Facts, b: Facts) -> list[Difference]:
     """Two names in one sentence of each text, in the other order, with the same voice:
     "Sofia mentors Daniel" / "Daniel mentors Sofia"."""
-    shared = a.names & b.names
+    shared = (a.names & b.names) - a.adjuncts - b.adjuncts  # "For Python work, ..." aside
     out = []
     for first, second in _pairs_in_order(a, shared):
         where_b = _sentence_order(b, first, second)
@@ -159,28 +249,53 @@ def _coverage(a: Facts, b: Facts, cover: Cover) -> list[Difference]:
     if not forward or cover == "newer":
         return forward + _verbs(b, a)  # b says all a says: it adds no relation of its own
     backward = _uncovered(b, a)
-    return _verbs(a, b) if not backward else forward
+    if not backward:
+        return _verbs(a, b)
+    if all(d.item in a.adjuncts for d in forward) and all(d.item in b.adjuncts for d in backward):
+        # Each adds a circumstance the other lacks ("since 2026" / "near the Spree") to
+        # one core: one fact, told with two details.
+        return _verbs(a, b) + _verbs(b, a)
+    return forward
 
 
 def _uncovered(a: Facts, b: Facts) -> list[Difference]:
     """What ``a`` says that ``b`` does not: values, names, content words and verbs."""
     out = []
     mine = b.value_idents
+    loose = {(v.kind, v.key) for v in b.values if not v.anchor}
+    unanchored = {(v.kind, v.key) for v in b.values}
     for value in a.values:
+        if value.anchor and (value.kind, value.key) in loose:
+            continue  # the other text does not say what it counts ("set to 20")
+        if not value.anchor and (value.kind, value.key) in unanchored:
+            continue
         if value.ident not in mine:
-            out.append(_value_difference(value, b.values))
+            out.append(replace(_value_difference(value, b.values), item=value.key))
     for name in sorted(a.names - b.names):
-        if stem(name) not in b.every_stem:
+        if stem(name) not in b.every_stem and not any(abbreviates(name, o) for o in b.names):
             others = sorted(b.names - a.names)
-            out.append(
-                Difference(
-                    "name", f"'{name}'" + (f" / {_join(others)}" if others else " in one text only")
-                )
-            )
+            shown = f"'{name}'" + (f" / {_join(others)}" if others else " in one text only")
+            out.append(Difference("name", shown, name, added=not others))
     for word in sorted(a.content):
         if stem(word) not in b.every_stem:
-            out.append(Difference("word", f"'{word}' has no counterpart"))
+            out.append(Difference("word", f"'{word}' has no counterpart", stem(word)))
     return out
+
+
+def abbreviates(x: str, y: str) -> bool:
+    """One name is the other's initials or numeronym: "NYC" / "New York City", "HR" /
+    "Human Resources", "k8s" / "Kubernetes" (either way round)."""
+    for short, long in ((x, y), (y, x)):
+        words = long.split()
+        token = short.split()[0] if short.split() else ""
+        if len(words) > 1 and token == "".join(w[0] for w in words):
+            return True
+        numeronym = len(long) > 3 and token == f"{long[0]}{len(long) - 2}{long[-1]}"
+        if numeronym or (
+            len(words) == 1 and token and token == long[:1] + str(len(long) - 2) + long[-1:]
+        ):
+            return True
+    return False
 
 
 def _verbs(a: Facts, b: Facts) -> list[Difference]:
@@ -197,7 +312,7 @@ def _value_difference(value: Value, others: tuple[Value, ...]) -> Difference:
     alike = alike or [o for o in others if o.kind == value.kind]
     if alike:
         return Difference(value.kind, f"'{value.show()}' / {_join(o.show() for o in alike)}")
-    return Difference(value.kind, f"'{value.show()}' in one text only")
+    return Difference(value.kind, f"'{value.show()}' in one text only", added=True)
 
 
 def _join(items: Iterable[str]) -> str:

@@ -19,10 +19,15 @@ _USER_PRONOUNS = frozenset(["i", "me", "my", "mine", "myself", "we", "us", "our"
 # Singular third persons stand for the text's person; "they" may be things, so it stays.
 _THIRD_PRONOUNS = frozenset(("he", "him", "his", "she", "her", "hers"))
 PRONOUNS = frozenset(("they", "them", "their", "theirs", "it", "its"))
+_NOUNS = ("NOUN", "PROPN")
+_WHICH = ("compound", "amod")  # the words that say which one a noun names
+_WHEN = ("date", "year", "weekday", "time")
+_MODIFIER_DEPS = frozenset(("amod", "compound", "nmod", "poss"))
+_CONTRAST_WORDS = frozenset(("over", "than", "instead", "versus", "vs", "to"))
 _RELATIVE = frozenset(("which", "that", "who", "whom"))
 _NEGATIONS = frozenset(("not", "n't", "never", "no", "neither", "nor", "without"))
 _SUBJECT_DEPS = frozenset(("nsubj", "csubj", "expl"))
-_OBJECT_DEPS = frozenset(("dobj", "nsubjpass", "dative", "attr", "oprd"))
+_OBJECT_DEPS = frozenset(("dobj", "nsubjpass", "dative", "attr", "oprd", "acomp"))
 _CONTENT_POS = frozenset(("NOUN", "VERB", "ADJ", "PROPN"))
 _NAME_ENTITIES = frozenset(
     ("PERSON", "ORG", "GPE", "LOC", "NORP", "PRODUCT", "FAC", "EVENT", "WORK_OF_ART")
@@ -42,6 +47,10 @@ class Facts:
     modifiers: frozenset[tuple[str, str]]
     roles: dict[tuple[str, str], frozenset[str]]
     clauses: tuple[tuple[str, frozenset[str]], ...]
+    subject_mods: dict[str, frozenset[str]]
+    adjuncts: frozenset[str]
+    initial: str
+    contrasts: frozenset[tuple[str, str, str]]
     content: frozenset[str]
     nouns: frozenset[str]
     verbs: frozenset[str]
@@ -73,15 +82,22 @@ def facts_of(reading: Reading) -> Facts:
     modifiers: set[tuple[str, str]] = set()
     passive: set[int] = set()
     temporal = tables.word_set("temporal_modifiers")
+    denials = tables.word_set("denials")
     for i, word in enumerate(words):
         head = words[word.head]
         of_owner = word.dep == "pobj" and head.low == "of" and _owned_by_of(words, word)
         if word.dep == "poss" or of_owner:
             possessed = words[head.head] if word.dep == "pobj" else head
             owners[norm(possessed.lemma)].add(key.of(i))
+            first = _first_noun_after(words, i)
+            if word.dep == "poss" and first is not None:
+                # "Chiara's deputy signs ...": the parse may hang the owner on "signs"
+                owners[norm(words[first].lemma)].add(key.of(i))
         if word.low in _NEGATIONS or word.dep == "neg":
             target = head if word.dep in ("neg", "det", "advmod", "preconj") else word
             negated.add(norm(target.lemma))
+        if word.lemma in denials and _denies(words, i):
+            negated.add(_denied_verb(words, i))
         if word.low in temporal and word.dep in ("amod", "compound", "nmod", "advmod", "nummod"):
             modifiers.add((word.low, norm(head.lemma)))
         if word.dep in ("nsubjpass", "auxpass"):
@@ -120,6 +136,15 @@ def facts_of(reading: Reading) -> Facts:
             + [(words[i].sent, i, name) for i, name in chains.items() if _chain_start(chains, i)]
         )
     )
+    subject_mods = {
+        norm(words[i].lemma): frozenset(
+            stem(norm(m.lemma))
+            for m in words
+            if m.head == i and m.dep in _MODIFIER_DEPS and m.pos in ("ADJ", "NOUN", "PROPN", "VERB")
+        )
+        for i, w in enumerate(words)
+        if w.dep in _SUBJECT_DEPS | {"nsubjpass"} and w.pos in ("NOUN", "PROPN")
+    }
     return Facts(
         text=reading.text,
         values=tuple(found),
@@ -128,6 +153,10 @@ def facts_of(reading: Reading) -> Facts:
         negated=frozenset(negated),
         modifiers=frozenset(modifiers),
         roles={k: frozenset(v) for k, v in roles.items()},
+        subject_mods=subject_mods,
+        adjuncts=_adjuncts(words, found, chains),
+        initial=_initial(words),
+        contrasts=_contrasts(words),
         clauses=tuple((norm(words[at].lemma), frozenset(v)) for at, v in sorted(subjects.items())),
         content=frozenset(content),
         nouns=frozenset(nouns),
@@ -137,6 +166,97 @@ def facts_of(reading: Reading) -> Facts:
         passive=frozenset(passive),
         order=tuple((sent, name) for sent, _, name in order),
     )
+
+
+def _adjuncts(
+    words: tuple[Word, ...], found: list[Value], chains: dict[int, str]
+) -> frozenset[str]:
+    """Circumstances of a clause (when, where, with whom: a phrase hanging from its verb),
+    as stems, names and value keys: "since 2026", "near the Spree"."""
+    inside: set[int] = set()
+    for i, word in enumerate(words):
+        if word.dep in ("prep", "npadvmod", "advmod", "advcl") and words[word.head].pos in (
+            "VERB",
+            "AUX",
+        ):
+            inside |= _subtree(words, i)
+    out = {v.key for v in found if v.index in inside or v.kind in _WHEN}
+    for i in inside:
+        out.add(chains[i] if i in chains else stem(norm(words[i].lemma)))
+    return frozenset(out)
+
+
+def _subtree(words: tuple[Word, ...], root: int) -> set[int]:
+    out = {root}
+    grew = True
+    while grew:
+        more = {j for j, w in enumerate(words) if w.head in out and j not in out}
+        grew = bool(more)
+        out |= more
+    return out
+
+
+def _denies(words: tuple[Word, ...], i: int) -> bool:
+    """A denial word that governs a clause or opens the sentence ("Contrary to that")."""
+    clause = any(w.head == i and w.dep in ("ccomp", "advcl", "xcomp") for w in words)
+    head = words[words[i].head]
+    return clause or (head.dep == "ROOT" and any(w.dep == "ccomp" for w in words)) or i == 0
+
+
+def _denied_verb(words: tuple[Word, ...], i: int) -> str:
+    """The verb of the clause a denial governs (else the sentence's root)."""
+    for j, w in enumerate(words):
+        if w.dep == "ccomp" and j != i:
+            return norm(w.lemma)
+    root = next((w for w in words if w.dep == "ROOT" and w.sent == words[i].sent), words[i])
+    return norm(root.lemma)
+
+
+def _first_noun_after(words: tuple[Word, ...], i: int) -> int | None:
+    """The first noun after an owner and its "'s" (past adjectives), in its sentence."""
+    for j in range(i + 1, min(len(words), i + 5)):
+        if words[j].sent != words[i].sent:
+            return None
+        if words[j].pos in _NOUNS and j not in (i,):
+            return j
+        if words[j].pos not in ("PART", "ADJ", "PUNCT"):
+            return None
+    return None
+
+
+def _initial(words: tuple[Word, ...]) -> str:
+    """The first word when it is capitalized and could be a name the parser missed
+    ("Anjali presents ..." tagged as an adjective); compared only with the other text's
+    names."""
+    if not words or not words[0].text[:1].isupper():
+        return ""
+    return words[0].low if words[0].pos in ("ADJ", "NOUN", "PROPN", "VERB", "X") else ""
+
+
+def _contrasts(words: tuple[Word, ...]) -> frozenset[tuple[str, str, str]]:
+    """(x, word, y) for "x over y", "x rather than y", "from x to y": two things a text
+    sets against each other, in its order (each a noun with its compounds)."""
+    out = set()
+    for i, word in enumerate(words):
+        if word.low not in _CONTRAST_WORDS:
+            continue
+        same = [j for j in range(len(words)) if words[j].sent == word.sent]
+        left = next((j for j in reversed(same) if j < i and words[j].pos in _NOUNS), None)
+        right = next((j for j in same if j > i and words[j].pos in _NOUNS), None)
+        if left is None or right is None:
+            continue
+        start = left
+        while start - 1 >= 0 and words[start - 1].dep == "compound":
+            start -= 1
+        end = right
+        while (
+            end + 1 < len(words) and words[end].dep == "compound" and words[end + 1].pos in _NOUNS
+        ):
+            end += 1
+        x = " ".join(stem(norm(w.lemma)) for w in words[start : left + 1])
+        y = " ".join(stem(norm(w.lemma)) for w in words[right : end + 1])
+        out.add((x, word.low, y))
+    return frozenset(out)
 
 
 def norm(lemma: str) -> str:
@@ -231,6 +351,12 @@ class _Keys:
             return "user"
         if low in _THIRD_PRONOUNS:
             return self.person or low
+        mods = [j for j, w in enumerate(self.words) if w.head == i and j != i and w.dep in _WHICH]
+        mods += [j for j, w in enumerate(self.words) if w.dep == "conj" and w.head in mods]
+        compounds = [norm(self.words[j].lemma) for j in sorted(mods)]
+        if compounds and word.pos == "NOUN":
+            # "the billing service", "the work laptop": which one, as the text says
+            return " ".join([*compounds, norm(word.lemma)])
         if word.lemma in tables.word_set("general_nouns"):
             # "a group of hikers": the hikers
             for prep in (j for j, w in enumerate(self.words) if w.head == i and w.low == "of"):

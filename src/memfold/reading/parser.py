@@ -63,6 +63,7 @@ def read_many(texts: Iterable[str]) -> list[Reading]:
         if missing:
             nlp = _load()
             for text, doc in zip(missing, nlp.pipe(missing), strict=True):
+                _join_hyphenated(doc)
                 _remember(text, _reading(text, doc))
         out = []
         for text in wanted:
@@ -75,6 +76,33 @@ def _remember(text: str, reading: Reading) -> None:
     _cache[text] = reading
     while len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
+
+
+def _join_hyphenated(doc: Any) -> None:
+    """One word for a hyphenated compound of words ("sister-in-law", "skip-level"), so
+    that it is never read as the word it starts with; a number stays a number
+    ("one-bedroom", "14-inch")."""
+    spans = []
+    i = 0
+    while i < len(doc):
+        j = i
+        while (
+            j + 2 < len(doc)
+            and doc[j + 1].text == "-"
+            and not doc[j].whitespace_
+            and not doc[j + 1].whitespace_
+            and doc[j].is_alpha
+            and doc[j + 2].is_alpha
+            and not doc[j].like_num
+        ):
+            j += 2
+        if j > i:
+            spans.append(doc[i : j + 1])
+        i = j + 1
+    if spans:
+        with doc.retokenize() as retokenizer:
+            for span in spans:
+                retokenizer.merge(span, attrs={"LEMMA": span.text.lower()})
 
 
 def _reading(text: str, doc: Any) -> Reading:

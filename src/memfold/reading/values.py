@@ -17,6 +17,7 @@ from memfold.reading.model import Reading, Word
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _CLOCK_SUFFIX = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm|a\.m\.|p\.m\.)$")
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$")
+_VERSION = re.compile(r"^v?\d+(?:\.(?:\d+|x))+$|^v\d+$", re.IGNORECASE)
 _SUFFIXED = re.compile(r"^(\d+(?:\.\d+)?)([km])$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _MERIDIEM = {"am": False, "a.m.": False, "pm": True, "p.m.": True}
@@ -156,8 +157,14 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
         return "percent", _fmt(_FRACTIONS[nxt]), [i, i + 1]
     if low in _FRACTIONS and nxt == "of" and word.pos != "ADJ":
         return "percent", _fmt(_FRACTIONS[low]), [i]
-    if low in ("a", "an"):
-        return None
+    if low in ("a", "an", "one") and not _counts_with_another(words, i):
+        return None  # "one man" says what "a man" says
+    if (
+        _VERSION.match(low)
+        and not _CLOCK.match(low)
+        and (low[0] == "v" or low.count(".") > 1 or "x" in low or _is_versioned(words, i))
+    ):
+        return "version", low.removeprefix("v"), [i]
     day = _ORDINAL.match(low)
     if day and (_month_near(words, i)):
         return _date(words, _month_near(words, i) or i)
@@ -170,6 +177,19 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     if nxt in _MONTHS and number <= 31 and number.is_integer():
         return _date(words, i + 1)
     return "number", _fmt(number), span
+
+
+def _counts_with_another(words: tuple[Word, ...], i: int) -> bool:
+    """ "one" counts when it is set against another number ("one son and two daughters")
+    or is written as a numeral; alone it is an article."""
+    return words[i].text.isdigit() or any(
+        w.pos == "NUM" and j != i and w.sent == words[i].sent for j, w in enumerate(words)
+    )
+
+
+def _is_versioned(words: tuple[Word, ...], i: int) -> bool:
+    """ "Python 3.11", "version 1.28": a dotted number after a name or "version"."""
+    return i > 0 and (words[i - 1].pos == "PROPN" or words[i - 1].low in ("version", "release"))
 
 
 def _clock(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:

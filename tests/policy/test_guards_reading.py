@@ -1,0 +1,93 @@
+"""The guards on the parse: a restatement whose readings agree meets the destructive
+threshold on the embedder's calibrated similarity; a difference that changes the fact
+refuses a fold or a supersede, and the log names it."""
+
+from __future__ import annotations
+
+import pytest
+
+from memfold.config import ConsolidationSettings
+from memfold.embed.calibration import scale_for
+from memfold.embed.local import MODEL_ID
+from memfold.model import Action, Candidate, Decision, MemoryRecord, Scope
+from memfold.policy.guards import apply_guards
+
+SCOPE = Scope(user_id="u1")
+SETTINGS = ConsolidationSettings()
+MINILM = scale_for(MODEL_ID)
+
+
+def record(mid: str, text: str) -> MemoryRecord:
+    return MemoryRecord(id=mid, scope=SCOPE, text=text)
+
+
+def proposal(action: Action, text: str | None = None) -> Decision:
+    return Decision(action=action, target_ids=["old"], text=text, confidence=0.95, judge="t")
+
+
+# The older word rules do not align these two; the readings agree.
+OLD = record("old", "The user goes to the gym on Mondays, Wednesdays and Fridays.")
+NEW = record("new", "Monday, Wednesday and Friday are the user's gym days.")
+
+
+def test_a_restatement_folds_on_the_calibrated_scale_and_not_below_it() -> None:
+    # raw 0.85 is below the raw 0.90 gate, above calibrated 0.90 (raw 0.803) on MiniLM
+    cands = [Candidate(OLD, 0.85)]
+    out = apply_guards(proposal(Action.REPLACE), NEW, cands, SETTINGS, scale=MINILM)
+    assert out.action is Action.REPLACE, out.downgrade_reasons
+    low = apply_guards(
+        proposal(Action.REPLACE), NEW, [Candidate(OLD, 0.70)], SETTINGS, scale=MINILM
+    )
+    assert low.action is Action.KEEP_SEPARATE
+    assert any("calibrated similarity" in r and "cosine 0.700" in r for r in low.downgrade_reasons)
+
+
+def test_calibration_can_be_turned_off() -> None:
+    raw_only = SETTINGS.model_copy(update={"calibrate_similarity": False})
+    out = apply_guards(
+        proposal(Action.REPLACE), NEW, [Candidate(OLD, 0.85)], raw_only, scale=MINILM
+    )
+    assert out.action is Action.KEEP_SEPARATE
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "seen"),
+    [
+        ("Sofia mentors Daniel.", "Daniel mentors Sofia.", "trade places"),
+        (
+            "Anjali presents at the all-hands each month.",
+            "Anjali's manager presents at the all-hands each month.",
+            "manager",
+        ),
+        (
+            "Security fixes for the 2.x branch continue until March.",
+            "Security fixes for the 1.x branch continue until March.",
+            "version",
+        ),
+        (
+            "The billing service calls the auth service.",
+            "The auth service calls the billing service.",
+            "role",
+        ),
+        ("Mateus is a morning person.", "It is false that Mateus is a morning person.", "polarity"),
+    ],
+)
+def test_a_difference_of_fact_refuses_any_destructive_action(
+    older: str, newer: str, seen: str
+) -> None:
+    old, new = record("old", older), record("new", newer)
+    for action in (Action.REPLACE, Action.MERGE, Action.UPDATE):
+        text = newer if action is not Action.REPLACE else None
+        out = apply_guards(
+            proposal(action, text), new, [Candidate(old, 0.97)], SETTINGS, scale=MINILM
+        )
+        assert out.action is Action.KEEP_SEPARATE, (action, out)
+        assert any(seen in r for r in out.downgrade_reasons), out.downgrade_reasons
+
+
+def test_a_supersede_of_another_person_is_refused() -> None:
+    old = record("old", "The user's sister lives in Porto.")
+    new = record("new", "The user's sister-in-law now lives in Lisbon.")
+    out = apply_guards(proposal(Action.DELETE), new, [Candidate(old, 0.9)], SETTINGS, scale=MINILM)
+    assert out.action is Action.KEEP_SEPARATE
+    assert any("another thing" in r for r in out.downgrade_reasons), out.downgrade_reasons
