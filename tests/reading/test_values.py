@@ -41,3 +41,8 @@ def test_a_number_is_bound_to_what_it_counts() -> None:
 def test_years_dates_and_weekdays_have_their_own_kinds() -> None:
     kinds = {kind for kind, _, _ in idents("Ana broke her wrist on 3 May 2018, a Friday.")}
     assert {"date", "year", "weekday"} <= kinds
+
+
+def test_a_lone_surrogate_does_not_break_the_parse() -> None:
+    # a judge's broken text is refused by the result check; reading it must not raise
+    assert read("Sam likes tea \ud800 a lot").words

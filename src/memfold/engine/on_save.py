@@ -40,6 +40,7 @@ from memfold.model import (
 )
 from memfold.policy.guards import apply_guards, refuse
 from memfold.policy.result_check import ResultLimits, drift_problems
+from memfold.reading.parser import read_many
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,9 @@ log = logging.getLogger(__name__)
 __all__ = ["Outcome", "candidates_for", "process_jobs"]
 
 _MAX_SOURCE_DEPTH = 32
+
+
+_CHANGES = (Action.UPDATE, Action.MERGE, Action.REPLACE, Action.DELETE)
 
 
 def _origin(ctx: Context, memory: MemoryRecord, order: dict[str, int], depth: int = 0) -> int:
@@ -287,7 +291,9 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
             done, live, found = _prepare_all(ctx, todo, known)
         outcomes.extend(done)
         asked = [item for _, item in live if item.candidates]
-        answers = iter(job_steps.decide(ctx, judge, asked) if asked else [])
+        decided = job_steps.decide(ctx, judge, asked) if asked else []
+        _read_ahead(asked, decided)
+        answers = iter(decided)
         todo = []
         changed = False  # a memory was rewritten or retired: candidate sets may move
         restamped: set[str] = set()  # saves an ADD / KEEP_SEPARATE gave a new version
@@ -308,6 +314,23 @@ def process_jobs(ctx: Context, judge: Judge, jobs: Sequence[Job]) -> list[Outcom
                 if outcome.log_id is not None:
                     restamped.add(outcome.memory_id)
     return outcomes
+
+
+def _read_ahead(items: Sequence[SaveItem], decisions: Sequence[Decision]) -> None:
+    """Parse, in one batch, every text the guards will read for this pass's proposed
+    changes (the new memories, their targets, the texts written): about half the cost
+    of parsing them one by one (``memfold.reading.parser``)."""
+    texts: list[str] = []
+    for item, decision in zip(items, decisions, strict=False):
+        if decision.action not in _CHANGES:
+            continue
+        wanted = set(decision.target_ids)
+        texts.append(item.new.text)
+        texts += [c.memory.text for c in item.candidates if c.memory.id in wanted]
+        if decision.text:
+            texts.append(decision.text)
+    if texts:
+        read_many(texts)
 
 
 def _restamp(ctx: Context, item: SaveItem, restamped: set[str]) -> SaveItem:

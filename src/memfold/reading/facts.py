@@ -265,6 +265,7 @@ def norm(lemma: str) -> str:
     return tables.group_of("synonyms").get(low, low)
 
 
+@lru_cache(maxsize=100_000)
 def stem(word: str) -> str:
     """The stem that lets "manager" meet "manage" and "rented" meet "rent"."""
     return str(_STEM.stemWord(word))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import snowballstemmer
 
@@ -294,11 +295,16 @@ def _number(words: tuple[Word, ...], i: int) -> tuple[float, list[int]] | None:
 
 
 def _is_year(words: tuple[Word, ...], i: int, number: float) -> bool:
+    """A four-digit number from 1900 to 2100 that counts nothing after it: "in 2018",
+    "May 3, 2024", "the 2023 audit"; not "2000 users" or "2048 MB"."""
     text = words[i].text
-    if not (len(text) == 4 and text.isdigit() and 1800 <= number <= 2200):
+    if not (len(text) == 4 and text.isdigit() and 1900 <= number <= 2100):
         return False
-    head = words[words[i].head]
-    return words[i].ent == "DATE" or head.low in ("in", "since", "of", "from", "until", "by")
+    after = words[i + 1] if i + 1 < len(words) else None
+    if after is None or after.pos not in ("NOUN", "PROPN"):
+        return True
+    counted = after.tag == "NNS" or after.low in tables.group_of("units")
+    return not counted
 
 
 def _anchor(words: tuple[Word, ...], span: list[int]) -> str:
@@ -333,7 +339,12 @@ def unit(lemma: str) -> str:
     if low == "%":
         return "percent"
     found = tables.group_of("units").get(low) or tables.group_of("synonyms").get(low)
-    return found or str(_STEM.stemWord(low))
+    return found or _stem(low)
+
+
+@lru_cache(maxsize=100_000)
+def _stem(word: str) -> str:
+    return str(_STEM.stemWord(word))
 
 
 def _fmt(number: float) -> str:
