@@ -6,13 +6,15 @@ Read on the parse of every text (``memfold.reading.facts``):
 
 - nothing new: every value (number with what it counts, amount, date, time) and every
   name of the result is in some source;
-- nothing lost (``keep_all``: merges and summaries): every value and name of every source
-  is in the result;
+- nothing lost (``keep_all``: merges and lifecycle summaries): every value, name, noun
+  and verb of every source is in the result;
 - bindings kept: participants (names and values) that one part of the result states
   together must be stated together by one source ("in January with Ana" when January
   went with Tom), and two names must not trade places ("Daniel mentors Sofia");
 - roles, owners and polarity as a source has them: the subject of a verb, whose thing
-  it is, what is negated and what is its antonym.
+  it is, what is negated and what is its antonym; a state word ("enabled") said of
+  nouns one source says it of;
+- at most ``max_new_words`` new content words, ``max_new_nouns`` new nouns.
 Pure; each problem names what it saw."""
 
 from __future__ import annotations

@@ -29,9 +29,6 @@ _NEGATIONS = frozenset(("not", "n't", "never", "no", "neither", "nor", "without"
 _SUBJECT_DEPS = frozenset(("nsubj", "csubj", "expl"))
 _OBJECT_DEPS = frozenset(("dobj", "nsubjpass", "dative", "attr", "oprd", "acomp"))
 _CONTENT_POS = frozenset(("NOUN", "VERB", "ADJ", "PROPN"))
-_NAME_ENTITIES = frozenset(
-    ("PERSON", "ORG", "GPE", "LOC", "NORP", "PRODUCT", "FAC", "EVENT", "WORK_OF_ART")
-)
 _STEM = snowballstemmer.stemmer("english")
 
 
@@ -298,7 +295,7 @@ def _is_name(words: tuple[Word, ...], i: int) -> bool:
     if not word.text[:1].isupper() or word.pos not in ("NOUN", "ADJ", "VERB", "X"):
         return False
     first = i == 0 or words[i - 1].sent != word.sent or words[i - 1].text in ('"', "(", "'")
-    if not first or word.ent in _NAME_ENTITIES:
+    if not first:
         return True
     # A sentence-initial singular noun with no determiner reads as a name.
     has_det = any(w.head == i and w.dep in ("det", "poss") for w in words)

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 class Word(NamedTuple):
     """A token of the parse. ``head`` is the index of the word it depends on (itself for a
-    sentence's root); ``ent`` the entity type the parser gave ("" for none)."""
+    sentence's root)."""
 
     text: str
     lemma: str
@@ -17,7 +17,6 @@ class Word(NamedTuple):
     tag: str
     dep: str
     head: int
-    ent: str
     sent: int
 
     @property
@@ -31,31 +30,3 @@ class Reading:
 
     text: str
     words: tuple[Word, ...]
-
-    def children(self, index: int) -> list[int]:
-        return [i for i, w in enumerate(self.words) if w.head == index and i != index]
-
-    def head_of(self, index: int) -> Word | None:
-        word = self.words[index]
-        return None if word.head == index else self.words[word.head]
-
-    def to_rows(self) -> list[list[str | int]]:
-        """A compact, JSON-ready form (one row a word), for storage beside a memory."""
-        return [list(w) for w in self.words]
-
-    @classmethod
-    def from_rows(cls, text: str, rows: list[list[str | int]]) -> Reading:
-        words = tuple(
-            Word(
-                text=str(r[0]),
-                lemma=str(r[1]),
-                pos=str(r[2]),
-                tag=str(r[3]),
-                dep=str(r[4]),
-                head=int(r[5]),
-                ent=str(r[6]),
-                sent=int(r[7]),
-            )
-            for r in rows
-        )
-        return cls(text, words)

