@@ -214,7 +214,9 @@ def check_row(
     floor = {
         "UPDATE": limits.update,
         "MERGE": limits.destructive,
-        "REPLACE": limits.destructive,
+        # A REPLACE is a restatement (the destructive gate on the embedder's calibrated
+        # similarity, a lower raw cosine) or a supersede (the delete gate).
+        "REPLACE": limits.delete,
         "DELETE": limits.delete,
     }[row.action]
     target_snaps = []

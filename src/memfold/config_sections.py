@@ -299,20 +299,20 @@ class ConsolidationSettings(Section):
     # a new noun is a new fact ("also takes insulin"), read on the parse.
     result_max_new_nouns: int = Field(0, ge=0)
     result_max_growth: float = Field(1.25, ge=1.0)
-    # A newer memory the rules read as the older one in other words (every concept
-    # aligned, ``memfold.policy.wording.paraphrase``) may replace it from this cosine up, instead
-    # of destructive_threshold: the alignment is the evidence (see docs/benchmarks.md).
-    paraphrase_min_similarity: float = Field(0.70, ge=0.0, le=1.0)
-    # A memory that says what another says and a little more (a manner adverb, a
-    # modifier of a thing both name: ``memfold.policy.wording.elaboration``) folds into it,
-    # keeping the longer text, from this cosine up; at most rules_elaboration_max_extra
-    # such concepts more.
-    elaboration_min_similarity: float = Field(0.80, ge=0.0, le=1.0)
+    # A restatement may say this many details more than the text it replaces (content
+    # words, names or values: "coffee" / "coffee with oat milk"), net of words it tells
+    # another way (``memfold.reading.difference.restatement_differences``).
     rules_elaboration_max_extra: int = Field(2, ge=0)
-    # A newer memory the rules read as a new value for the older one's statement (a
-    # change word or a later year, the same subject, ``memfold.policy.values.value_update``)
-    # may supersede it from this cosine up, instead of delete_threshold: "The user's
-    # manager is Greg" / "The user now reports to Patricia" embed at 0.36.
+    # Two texts that differ by at most this many content words on each side, the rest
+    # the same, say one slot two ways ("work laptop" / "personal laptop"): never a
+    # restatement (``memfold.reading.difference.substitutions``).
+    swap_max_words: int = Field(2, ge=0)
+    # The offline rule judge reads a restatement only where at most this many words of
+    # the older are told in other words (its tables know few synonyms).
+    rules_max_reworded_words: int = Field(2, ge=0)
+    # A newer memory the readings see differ from the older only by new values, with a
+    # change cue (``memfold.reading.difference.new_value_only``: "set to 8" / "raised to
+    # 16") may supersede it from this cosine up, instead of delete_threshold.
     value_update_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
     # Update channel (``memfold.engine.update_channel``): a new memory with a change cue
     # also gets, below discovery_threshold, older memories of its scope about the same
@@ -326,32 +326,17 @@ class ConsolidationSettings(Section):
     update_channel_max: int = Field(3, ge=0)
     update_channel_fetched: int = Field(20, ge=1)
     update_channel_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
-    # A new value for one fact (``memfold.policy.values.fact_update``: "the new April 25
-    # deadline" for "my April 20 deadline"): both share fact_update_min_shared words of
-    # what they are about; the older holds at most fact_update_max_older_values values
-    # (a change's old side and how long it took aside: "from 60% to 85% over 2 weeks")
-    # and fact_update_max_older_words content words (one fact, never a message of many);
-    # "now" or a change verb stands at most fact_update_cue_reach tokens before the value.
-    # Chosen on the BEAM dev chats (docs/benchmarks.md): 15 supersedes read among their
-    # 891 value facts, all real updates; none on the dev pairs' must-not-merge pairs.
-    fact_update_min_shared: int = Field(2, ge=1)
-    fact_update_max_older_values: int = Field(2, ge=1)
-    fact_update_max_older_words: int = Field(24, ge=1)
-    fact_update_cue_reach: int = Field(8, ge=1)
     # UPDATE rewrites a memory in place: its own cosine gate (see docs/benchmarks.md).
     update_threshold: float = Field(0.85, ge=0.0, le=1.0)
     # A change cue ("now", "moved to") retires an older memory only when it is about the
-    # same statement: this share of content words (Dice, the values aside) shared.
-    supersede_min_overlap: float = Field(0.6, ge=0.0, le=1.0)
+    # same statement: this share of the older's content words (its names and values,
+    # which the change may replace, aside) the newer names too.
+    supersede_min_overlap: float = Field(0.5, ge=0.0, le=1.0)
     worker_poll_s: float = Field(0.5, gt=0)
     # The background worker waits this long after a save (or until batch_size saves are
     # pending) before deciding, so a burst of saves shares one judge call.
     batch_wait_s: float = Field(0.25, ge=0)
-    # Rule judge (offline) knobs, tuned on dev splits with benchmarks/tune_rules.py.
-    rules_flip_min_overlap: float = Field(0.85, ge=0.0, le=1.0)
-    rules_value_max_other_diff: int = Field(1, ge=0)
-    rules_value_min_shared: int = Field(2, ge=0)
-    rules_merge_min_similarity: float = Field(0.93, ge=0.0, le=1.0)
+    # A memory of at most this many content words is a fragment (area "fragments").
     rules_fragment_max_words: int = Field(2, ge=0)
 
     @model_validator(mode="after")

@@ -105,7 +105,7 @@ def test_channel_off_leaves_the_update_unjudged(db_path: Path, embedder: LocalEm
     ],
 )
 def test_subject_and_attribute_match(older: str, newer: str, matches: bool) -> None:
-    assert bool(update_match(older, newer)) is matches
+    assert bool(update_match(older, newer, 0.5)) is matches
 
 
 # -- a scripted LLM judge: a channel candidate is never folded --------------------------

@@ -158,8 +158,8 @@ def test_scenario_runner_reads_outcomes_from_the_store(
         {
             "id": "p1",
             "kind": "duplicate",
-            "existing": ["Tom works at Acme as a data engineer."],
-            "new": "Tom is a data engineer at Acme, working as one.",
+            "existing": ["Rahul doesn't eat meat of any kind."],
+            "new": "Rahul follows a vegetarian diet.",
         },
     ]
     folder = tmp_path / "data" / "scenarios"

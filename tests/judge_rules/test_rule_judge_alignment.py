@@ -17,21 +17,17 @@ QUEUE_OLD = "The queue timeout is set to 30 seconds."
 QUEUE_NEW = "The queue timeout was raised to 90 seconds."
 
 
-def test_a_restatement_replaces_the_older_memory_below_the_destructive_gate() -> None:
-    raw, guarded = decide(TOM_OLD, TOM_NEW, 0.78)
+def test_a_restatement_is_read_and_held_to_the_gates() -> None:
+    raw, guarded = decide(TOM_OLD, TOM_NEW, 0.93)
     assert raw.action is Action.REPLACE and raw.target_ids == ["old"]
     assert guarded.action is Action.REPLACE, guarded.downgrade_reasons
-
-
-def test_a_restatement_below_the_paraphrase_gate_is_kept() -> None:
-    floor = SETTINGS.paraphrase_min_similarity
-    raw, guarded = decide(TOM_OLD, TOM_NEW, floor - 0.05)
-    assert raw.action is Action.KEEP_SEPARATE
+    # Below the destructive threshold (raw cosine: no calibrated scale given) both stay.
+    _, guarded = decide(TOM_OLD, TOM_NEW, SETTINGS.destructive_threshold - 0.05)
     assert guarded.action is Action.KEEP_SEPARATE
 
 
-def test_a_core_memory_is_not_replaced_by_a_restatement() -> None:
-    raw, _ = decide(TOM_OLD, TOM_NEW, 0.9, category=Category.CORE)
+def test_a_core_memory_is_never_replaced_by_a_restatement() -> None:
+    raw, _ = decide(TOM_NEW, TOM_OLD, 0.95, category=Category.CORE)
     assert raw.action is Action.KEEP_SEPARATE
 
 

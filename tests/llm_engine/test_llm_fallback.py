@@ -153,7 +153,8 @@ def test_memfold_worker_outlives_bad_replies(
     server.set_script(_keep_separate)
     with Memory(db_path, embedder=embedder, consolidate="queue") as mem:
         mem.add("Sam likes hiking in the Alps", user_id="s")
-        first = mem.add("Sam enjoys hiking in the Swiss Alps", user_id="s").memory
+        # A contradiction the rules leave to the LLM (their confidence is under 0.9).
+        first = mem.add("Sam does not like hiking in the Alps", user_id="s").memory
     server.fail_next(Fault.MALFORMED)
     proc = subprocess.Popen(
         [sys.executable, "-m", "memfold.cli", "worker", "--path", str(db_path)],

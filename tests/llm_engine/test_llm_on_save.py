@@ -112,7 +112,7 @@ def test_restatements_the_rules_settle_cost_no_call(
         assert moved.decision is not None and moved.decision.judge == "rules"
         assert moved.decision.action.value == "DELETE"
         mem.add("Lea is a member of the infrastructure team.", user_id="s3")
-        same = mem.add("Lea is on the infra team.", user_id="s3")
+        same = mem.add("Lea is on the infrastructure team.", user_id="s3")
         assert same.decision is not None and same.decision.action.value == "REPLACE"
         assert server.request_count("/chat/completions") == 1
 

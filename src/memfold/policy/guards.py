@@ -5,19 +5,19 @@ only make a decision safer: a destructive action falls back to KEEP_SEPARATE (bo
 memories stay), a malformed one to SKIP (nothing happens, logged). Pure: no I/O.
 
 - Ids: targets come from the candidate set, in the new memory's scope.
-- UPDATE and MERGE fold texts: cosine gates (``update_threshold``, ``destructive_threshold``),
-  sources that state the same fact (``policy.evidence.combine_problems``) and a text
-  that passes the one result check (``policy.result_check``).
-- REPLACE and DELETE retire a target: never when the parse reads the two texts as about
-  another thing (``memfold.reading.difference.supersede_conflicts``). A REPLACE whose
-  readings agree is a restatement, on the destructive threshold read on the embedder's
-  calibrated similarity (``memfold.embed.calibration``); one the older word rules align
-  (``policy.wording.paraphrase``) has the lower ``paraphrase_min_similarity`` gate; any
-  other needs evidence the rules can see (``policy.evidence.supersede_evidence``). A
-  negation with no sign of change stays a contradiction: KEEP_SEPARATE, linked.
-- Folds (UPDATE, MERGE) are refused on a difference of fact between the readings
-  (``fold_conflicts``), and their text must keep every source's bindings
-  (``memfold.reading.bindings``, inside the result check).
+- Everything else reads the parse of both texts (``memfold.reading``). UPDATE and MERGE
+  fold texts: cosine gates (``update_threshold``, ``destructive_threshold``), no
+  difference of fact between the readings (``fold_conflicts``) and no word swapped in
+  place (``substitutions``), and a text that keeps every source's bindings (the one
+  result check, ``policy.result_check``).
+- REPLACE retires a target: never when the readings are about another thing
+  (``supersede_conflicts``). A restatement (``restatement_differences`` finds nothing)
+  meets the destructive threshold on the embedder's calibrated similarity
+  (``memfold.embed.calibration``); any other REPLACE, and every DELETE, is a supersede:
+  the delete threshold (lower for a new value in the same words or an update-channel
+  candidate) and evidence of a change the parse reads (``memfold.reading.supersede``:
+  a change cue or a later date about the same statement). A negation with no sign of
+  change stays a contradiction: KEEP_SEPARATE, linked.
 - A memory holding an instruction addressed to a model is never consolidated.
 - An update-channel candidate (``Candidate.via == "update"``) may only be superseded:
   DELETE, with evidence, on ``update_channel_min_similarity``; anything else naming it
@@ -33,25 +33,15 @@ from dataclasses import replace
 from memfold.config import ConsolidationSettings
 from memfold.embed.calibration import IDENTITY, SimilarityScale
 from memfold.model import Action, Candidate, Decision, MemoryRecord
-from memfold.policy.evidence import combine_problems, supersede_evidence
-from memfold.policy.result_check import (
-    ResultLimits,
-    Source,
-    check_result,
-    dropped,
-    instruction_like,
-)
-from memfold.policy.values.fact_update import FactLimits, fact_update
-from memfold.policy.values.value_update import value_update
-from memfold.policy.wording.elaboration import elaboration
-from memfold.policy.wording.paraphrase import paraphrase
+from memfold.policy.result_check import ResultLimits, Source, check_result, instruction_like
 from memfold.reading.difference import (
-    WORDING,
-    additions,
     fold_conflicts,
-    same_fact,
+    new_value_only,
+    restatement_differences,
+    substitutions,
     supersede_conflicts,
 )
+from memfold.reading.supersede import supersede_evidence
 
 _NEEDS_TARGETS = (Action.UPDATE, Action.MERGE, Action.REPLACE, Action.DELETE)
 
@@ -159,11 +149,14 @@ def _check_fold(
     verdict.problems += _below(decision.action, targets, floor)
     sources = [new, *(t.memory for t in targets)]
     for target in targets:
+        older = target.memory.text
         verdict.problems += [
             f"{decision.action.value} of {target.memory.id}: not one fact ({d})"
-            for d in fold_conflicts(target.memory.text, new.text)
+            for d in [
+                *fold_conflicts(older, new.text),
+                *substitutions(older, new.text, settings.swap_max_words),
+            ]
         ]
-    verdict.problems += combine_problems([s.text for s in sources])
     text = decision.text
     if decision.action is Action.UPDATE and text is None:
         text = targets[0].memory.text  # an UPDATE without text keeps the target's own
@@ -177,82 +170,23 @@ def _check_replace(
     scale: SimilarityScale,
     verdict: _Verdict,
 ) -> None:
-    """REPLACE retires the target in favour of the new memory: the destructive gate, and
-    either the new memory says all the target says (a fold) or the rules see evidence
-    that it changes it; never when the parse reads the two as about different things."""
+    """REPLACE retires the target in favour of the new memory: a restatement (the readings
+    agree, at most a detail or two more) on the destructive threshold, read on the
+    embedder's calibrated similarity; anything else is a supersede, with a supersede's
+    gates; never when the parse reads the two as about different things."""
     old = target.memory
     conflicts = supersede_conflicts(old.text, new.text)
     if conflicts:
         verdict.problems += [f"REPLACE of {old.id}: another thing ({c})" for c in conflicts]
         return
-    differences = same_fact(old.text, new.text, cover="newer")
-    if not differences and additions(old.text, new.text) <= settings.rules_elaboration_max_extra:
-        # The readings agree (the new memory says all the old one says, nothing that
-        # differs, and at most a detail or two more): a restatement, on the destructive
-        # threshold as the seeds state it, or on the older word rules' own gates.
-        below = _below_calibrated(Action.REPLACE, target, settings, scale)
-        by_words = _Verdict()
-        if below:
-            _check_replace_by_words(new, target, settings, by_words)
-        if below and by_words.problems:
-            verdict.problems += below
-        return
-    # Wording alone the older word rules may still read as a restatement; any other
-    # difference changes the fact.
-    hard = [d for d in differences if d.kind not in WORDING]
-    if hard:
-        # Not a restatement, whatever the older word rules read: only a supersede with
-        # evidence may retire the target.
-        verdict.problems += _below(Action.REPLACE, [target], settings.destructive_threshold)
-        _check_supersede(new, target, settings, verdict, str(hard[0]))
-        return
-    _check_replace_by_words(new, target, settings, verdict)
-
-
-def _check_replace_by_words(
-    new: MemoryRecord, target: Candidate, settings: ConsolidationSettings, verdict: _Verdict
-) -> None:
-    """The older word rules: an aligned paraphrase or elaboration on its own gate, a fold
-    that keeps the words, or a supersede with evidence."""
-    old = target.memory
-    if paraphrase(old.text, new.text):
-        # Every concept aligned: the alignment, not the cosine, is the evidence.
-        verdict.problems += _below(Action.REPLACE, [target], settings.paraphrase_min_similarity)
-        return
-    more = elaboration(old.text, new.text, settings.rules_elaboration_max_extra)
-    if more is not None and more.newer_is_longer:
-        # The new memory says all the old one says and a modifier more: its own gate.
-        verdict.problems += _below(Action.REPLACE, [target], settings.elaboration_min_similarity)
-        return
-    verdict.problems += _below(Action.REPLACE, [target], settings.destructive_threshold)
-    _check_supersede(new, target, settings, verdict, "", folds_allowed=True)
-
-
-def _check_supersede(
-    new: MemoryRecord,
-    target: Candidate,
-    settings: ConsolidationSettings,
-    verdict: _Verdict,
-    difference: str,
-    folds_allowed: bool = False,
-) -> None:
-    """A REPLACE that is no restatement supersedes the target: the rules' evidence of a
-    change (or, from the word rules' path, a fold that keeps the target's words).
-    ``difference`` is what the readings saw, for the log."""
-    old = target.memory
-    folds = (
-        folds_allowed
-        and not combine_problems([new.text, old.text])
-        and not dropped(new.text, Source(old.id, old.text), settings.min_content_word_recall)
+    differences = restatement_differences(
+        old.text, new.text, settings.rules_elaboration_max_extra, settings.swap_max_words
     )
-    if folds:
+    if not differences:
+        verdict.problems += _below_calibrated(Action.REPLACE, target, settings, scale)
         return
-    facts = FactLimits.from_settings(settings)
-    evidence = supersede_evidence(new.text, old.text, settings.supersede_min_overlap, facts)
-    if not evidence.found:
-        seen = f" ({difference})" if difference else ""
-        verdict.problems.append(f"REPLACE of {old.id} without evidence{seen}: {evidence.reason}")
-        verdict.contradicts |= evidence.contradiction
+    # Not a restatement: only a supersede with evidence may retire the target.
+    _check_supersede(Action.REPLACE, new, target, settings, verdict, str(differences[0]))
 
 
 def _check_delete(
@@ -262,38 +196,47 @@ def _check_delete(
     settings: ConsolidationSettings,
     verdict: _Verdict,
 ) -> None:
-    """DELETE supersedes a contradicted or retracted target: the rules must see why, and
-    the parse must read both as about the same thing."""
-    facts = FactLimits.from_settings(settings)
+    """DELETE supersedes a contradicted or retracted target: the parse must read both as
+    about the same thing, and the newer must say that the fact changed."""
     for target in targets:
+        conflicts = supersede_conflicts(target.memory.text, new.text)
         verdict.problems += [
-            f"DELETE of {target.memory.id}: another thing ({c})"
-            for c in supersede_conflicts(target.memory.text, new.text)
+            f"DELETE of {target.memory.id}: another thing ({c})" for c in conflicts
         ]
-    for target in targets:
-        # A new value the rules read word for word has its own, lower cosine gate, and so
-        # has an update-channel candidate (the evidence below is required all the same).
-        floors = [settings.delete_threshold]
-        older = target.memory.text
-        if value_update(older, new.text) or fact_update(older, new.text, facts):
-            floors.append(settings.value_update_min_similarity)
-        if target.via == "update":
-            floors.append(settings.update_channel_min_similarity)
-        verdict.problems += _below(Action.DELETE, [target], min(floors))
+        if not conflicts:
+            _check_supersede(Action.DELETE, new, target, settings, verdict, "")
     if decision.confidence < settings.delete_min_confidence:
         verdict.problems.append(
             f"DELETE needs confidence >= {settings.delete_min_confidence:.2f}, "
             f"got {decision.confidence:.2f}"
         )
-    for target in targets:
-        evidence = supersede_evidence(
-            new.text, target.memory.text, settings.supersede_min_overlap, facts
+
+
+def _check_supersede(
+    action: Action,
+    new: MemoryRecord,
+    target: Candidate,
+    settings: ConsolidationSettings,
+    verdict: _Verdict,
+    difference: str,
+) -> None:
+    """The newer memory retires the target as changed: the delete threshold (lower for a
+    new value in the same words, or an update-channel candidate) and evidence of a change
+    the parse can read. ``difference`` is what the readings saw, for the log."""
+    old = target.memory
+    floors = [settings.delete_threshold]
+    if new_value_only(old.text, new.text, settings.swap_max_words):
+        floors.append(settings.value_update_min_similarity)
+    if target.via == "update":
+        floors.append(settings.update_channel_min_similarity)
+    verdict.problems += _below(action, [target], min(floors))
+    evidence = supersede_evidence(old.text, new.text, settings.supersede_min_overlap)
+    if not evidence.found:
+        seen = f" ({difference})" if difference else ""
+        verdict.problems.append(
+            f"{action.value} of {old.id} without evidence{seen}: {evidence.reason}"
         )
-        if not evidence.found:
-            verdict.problems.append(
-                f"DELETE of {target.memory.id} without evidence: {evidence.reason}"
-            )
-            verdict.contradicts |= evidence.contradiction
+        verdict.contradicts |= evidence.contradiction
 
 
 def _below_calibrated(

@@ -34,20 +34,25 @@ import numpy as np
 from memfold.config import ConsolidationSettings, ReviewSettings, Settings, StoreSettings
 from memfold.model import Vector
 from memfold.policy import text as tx
-from memfold.policy.evidence import combine_problems, swapped_words
 from memfold.policy.subject import added_markers
 from memfold.reading.bindings import binding_problems
-from memfold.reading.difference import fold_conflicts
+from memfold.reading.difference import fold_conflicts, substitutions
+from memfold.reading.facts import facts
 
 # Characters a memory text never needs: C0/C1 controls other than tab and newline.
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
 # Text addressed to a model rather than about the user: a role prefix, an appeal to the
 # AI, an order to ignore rules, or to wipe, merge or rewrite memories wholesale.
-_MODEL = r"(?:ai|a\.i\.|model|llm|assistant|agent|bot|chatbot|gpt|claude|system)"
+_MODEL = (
+    r"(?:ai|a\.i\.|model|llm|assistant|agent|bot|chatbot|gpt|claude|system"
+    r"|memory\s+(?:manager|system|store|service))"
+)
 _INSTRUCTION = re.compile(
     "|".join(
         (
-            r"(?:^|[\s.!?\"'(\[])(?:system|assistant|developer|admin)"
+            r"\[/?inst\]",  # a chat template's instruction markers
+            r"\bwhen\s+you\s+(?:consolidate|merge|summari[sz]e|process|store|save)\b",
+            r"(?:^|[\s.!?\"'(\[])(?:system|assistant|developer|admin|override)"
             r"\s*(?:prompt|message|note)?\s*:",
             r"\b(?:note|message|instructions?|reminder|command|order)s?\s+(?:to|for)\s+"
             rf"(?:the\s+|any\s+|all\s+)?{_MODEL}s?\b",
@@ -56,7 +61,10 @@ _INSTRUCTION = re.compile(
             r"\b(?:ignore|disregard|forget|override|bypass)\s+"
             r"(?:all\s+|any\s+|the\s+|your\s+|my\s+|these\s+|those\s+)*"
             r"(?:previous\s+|prior\s+|above\s+|earlier\s+|other\s+|existing\s+)?"
-            r"(?:instructions|rules|prompts?|guidelines|memories|guardrails)\b",
+            r"(?:instructions|rules|prompts?|guidelines|guidance|context|memories|guardrails)\b",
+            # an order to retire whatever else is stored: "retire them all"
+            r"\b(?:delete|remove|retire|replace|drop|erase)\s+(?:them\s+all|the\s+others"
+            r"|the\s+rest|all\s+of\s+them)\b",
             r"\b(?:delete|forget|erase|remove|wipe|purge|drop|clear|overwrite|merge|replace|rewrite)\s+"
             r"(?:all|every|each|any|everything|anything|the\s+(?:whole|entire))\b",
             r"\b(?:delete|forget|erase|remove|wipe|purge|clear)\s+(?:\w+\s+){0,3}"
@@ -78,6 +86,8 @@ class ResultLimits:
     max_growth: float
     max_length_drop: float
     max_drift: float
+    # A word swapped for another in place (``memfold.reading.difference.substitutions``).
+    swap_max: int = 2
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ResultLimits:
@@ -101,6 +111,7 @@ class ResultLimits:
             max_growth=c.result_max_growth,
             max_length_drop=review.breaker_length_drop,
             max_drift=review.breaker_drift,
+            swap_max=c.swap_max_words,
         )
 
 
@@ -125,7 +136,7 @@ def check_result(result: str | None, sources: Sequence[Source], limits: ResultLi
     texts = [s.text for s in sources]
     for source in sources:
         problems += dropped(result, source, limits.min_content_word_recall)
-    problems += swapped_in(result, sources)
+    problems += swapped_in(result, sources, limits.swap_max)
     problems += added(result, texts, limits.max_new_content_words)
     problems += reversed_statements(result, texts)
     problems += added_markers(result, texts)
@@ -147,10 +158,14 @@ def check_merge(
 ) -> list[str]:
     """A merge of whole memories (batch review): its sources must be one fact told twice,
     its text must pass ``check_result``, and its vector must stay near some source."""
-    problems = combine_problems([s.text for s, _ in sources])
+    problems: list[str] = []
     for (a, _), (b, _) in combinations(sources, 2):
         problems += [
-            f"{a.id} and {b.id}: not one fact ({d})" for d in fold_conflicts(a.text, b.text)
+            f"{a.id} and {b.id}: not one fact ({d})"
+            for d in [
+                *fold_conflicts(a.text, b.text),
+                *substitutions(a.text, b.text, limits.swap_max),
+            ]
         ]
     problems += check_result(result, [s for s, _ in sources], limits)
     problems += drift_problems(result_vector, [(s.id, v) for s, v in sources], limits.max_drift)
@@ -209,14 +224,14 @@ def dropped(result: str, source: Source, min_recall: float) -> list[str]:
     return problems
 
 
-def swapped_in(result: str, sources: Sequence[Source]) -> list[str]:
+def swapped_in(result: str, sources: Sequence[Source], swap_max: int) -> list[str]:
     """Words of a source the result replaced, in place, by a word no source holds."""
-    known = frozenset(w for s in sources for w in tx.core_sequence(s.text))
+    known = frozenset().union(*(facts(s.text).every_stem for s in sources))
     problems: list[str] = []
     for source in sources:
-        swap = swapped_words(source.text, result, known)
-        if swap:
-            problems.append(f"result swaps a word of {source.id} ({swap})")
+        for swap in substitutions(source.text, result, swap_max):
+            if not set(swap.item.split()) <= known:
+                problems.append(f"result swaps a word of {source.id} ({swap.detail})")
     return problems
 
 

@@ -23,6 +23,10 @@ Cover = Literal["newer", "either"]
 WORDING = ("word", "relation")
 _COPULAS = frozenset(("be",))
 _DATED = ("date", "year")
+_THINGS = frozenset(("N",))
+_VALUE_KINDS = frozenset(
+    ("number", "ordinal", "money", "percent", "time", "date", "year", "weekday", "version", "name")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,7 @@ def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Differenc
     a, b = facts(older), facts(newer)
     found = [*_polarity(a, b), *_modifiers(a, b), *_owners(a, b), *_roles(a, b), *_order(a, b)]
     found += [*_new_owned(a, b), *_new_owned(b, a), *_subject_mods(a, b), *_contrasts(a, b)]
+    found += _directions(a, b) + _new_actors(a, b) + _new_actors(b, a)
     found += _coverage(a, b, cover)
     return found
 
@@ -61,8 +66,112 @@ def fold_conflicts(a: str, b: str) -> list[Difference]:
 
 def additions(older: str, newer: str) -> int:
     """How many things ``newer`` says that ``older`` does not (content words, names,
-    values): a restatement adds none, an elaboration a few."""
-    return len(_uncovered(facts(newer), facts(older)))
+    values), less the words of ``older`` it has none for (told in other words): a
+    restatement adds none, an elaboration a few."""
+    a, b = facts(older), facts(newer)
+    return max(0, len(_uncovered(b, a)) - len(_uncovered(a, b)))
+
+
+def restatement_differences(
+    older: str, newer: str, max_additions: int, swap_max: int, max_reworded: int | None = None
+) -> list[Difference]:
+    """Why ``newer`` is no restatement of ``older`` (empty: it is one). It must say all
+    the older says, with nothing that differs and at most ``max_additions`` details more;
+    where only wording differs, the judge decides, unless a word stands where the other
+    text has another ("allergic to peanuts" / "allergic to shellfish"). With
+    ``max_reworded``, at most that many of the older's words may be told in other words
+    (the offline judge's own reading, which knows no more synonyms than its tables)."""
+    found = same_fact(older, newer, "newer")
+    hard = [d for d in found if d.kind not in WORDING]
+    if hard:
+        return hard
+    swapped = substitutions(older, newer, swap_max)
+    if swapped:
+        return swapped
+    a, b = facts(older), facts(newer)
+    lost = [d.item for d in _uncovered(a, b)]
+    added = _uncovered(b, a)
+    valued = [d.detail for d in added if d.kind in _VALUE_KINDS - {"name"}]
+    if lost and valued:
+        # A value where the older had words: "unlimited calls" / "capped at 1,000 calls".
+        return [Difference("value", f"{valued[0]} in place of {_join(lost)}")]
+    lost_things = [w for w in lost if not _is_verb(a, w)]
+    if len(lost_things) > len(added):
+        # Things the older names told in none of the newer's words: it says less. (A
+        # verb may go into a light one: "spends evenings reading" / "reads at night".)
+        return [Difference("word", f"{_join(lost_things)} in the older text only")]
+    if max_reworded is not None:
+        # The strict reading: only a verb or two told another way ("likes" / "enjoys"),
+        # each by a verb of the newer's own, and details added counted whole.
+        things = [w for w in lost if not _is_verb(a, w)]
+        verbs = [d.item for d in added if _is_verb(b, d.item)]
+        if things or len(lost) > max_reworded or len(lost) > len(verbs):
+            return [Difference("word", f"{_join(things or lost)} told in other words")]
+        if len(added) - len(lost) > max_additions:
+            extra = len(added) - len(lost)
+            return [Difference("detail", f"{extra} details in the newer text only")]
+    extra = additions(older, newer)
+    if extra > max_additions:
+        return [Difference("detail", f"{extra} details in the newer text only")]
+    return []
+
+
+def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
+    """A noun or adjective of each text, neither in the other, standing in the same place
+    (the same head and relation), or as many such words on each side (at most
+    ``swap_max``) and the rest the same, or one word of any kind for one other: one slot
+    told two ways ("work laptop" / "personal laptop", "studied at" / "taught at"). A verb
+    among other rewording is the judge's to read ("uses Rust" / "prefers Rust for
+    systems work")."""
+    a, b = facts(older), facts(newer)
+    ours = sorted(w for w in a.content if stem(w) not in b.every_stem)
+    theirs = sorted(w for w in b.content if stem(w) not in a.every_stem)
+    ours += sorted(n for n in a.names - b.names if stem(n) not in b.every_stem)
+    theirs += sorted(n for n in b.names - a.names if stem(n) not in a.every_stem)
+    agreeing = tables.pairs("antonyms")
+    out = [
+        Difference("word", f"'{x}' / '{y}' in the same place", stem(y))
+        for x in ours
+        for y in theirs
+        if any(s[2] in _THINGS for s in a.slots.get(stem(x), set()) & b.slots.get(stem(y), set()))
+        and frozenset((x, y)) not in agreeing
+    ]
+    if not out and ours and theirs and len(ours) == len(theirs) <= swap_max:
+        things = all(_is_thing(a, x) for x in ours) and all(_is_thing(b, y) for y in theirs)
+        if things or len(ours) == 1:
+            swapped = " ".join(stem(y) for y in theirs)
+            out.append(Difference("word", f"{_join(ours)} / {_join(theirs)}: swapped", swapped))
+    return out
+
+
+def _is_verb(f: Facts, item: str) -> bool:
+    return any(slot[2] == "VERB" for slot in f.slots.get(item, ()))
+
+
+def _is_thing(f: Facts, word: str) -> bool:
+    return word in f.names or any(slot[2] == "N" for slot in f.slots.get(stem(word), ()))
+
+
+def new_value_only(older: str, newer: str, swap_max: int) -> bool:
+    """``newer`` differs from ``older`` only by new values in place of the older's
+    ("The user's rent is $1,200" / "The user's rent is now $1,350"): a changed value of one
+    fact, told in the same words."""
+    found = same_fact(older, newer, "newer")
+    kinds = [d for d in found if d.kind not in WORDING]
+    return (
+        bool(kinds)
+        and all(d.kind in _VALUE_KINDS and not d.added for d in kinds)
+        and not [
+            d
+            for d in substitutions(older, newer, swap_max)
+            if not set(d.item.split()) <= _cue_stems()  # "set to" / "raised to" is the cue
+        ]
+    )
+
+
+def _cue_stems() -> set[str]:
+    names = ("change_cues", "value_change_verbs")
+    return {stem(w) for t in names for e in tables.entries(t) for w in e.words}
 
 
 def supersede_conflicts(older: str, newer: str) -> list[Difference]:
@@ -70,16 +179,27 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     its place: another subject, owner or relation, a temporal modifier, or two past
     events at different times."""
     a, b = facts(older), facts(newer)
-    found = [*_modifiers(a, b), *_owners(a, b), *_roles(a, b, ("subject",))]
+    found = [*_modifiers(a, b), *_owners(a, b), *_roles(a, b, ("subject",)), *_persons(a, b)]
+    found += _directions(a, b)
     dates_a = {v.key for v in a.values if v.kind in _DATED}
     dates_b = {v.key for v in b.values if v.kind in _DATED}
-    if a.past and b.past and dates_a and dates_b and not dates_a & dates_b:
+    if a.past and b.past and _other_time(a, b):
         found.append(
             Difference(
                 "event", f"two past events at different times ({_join(dates_a)} / {_join(dates_b)})"
             )
         )
     return found
+
+
+def _other_time(a: Facts, b: Facts) -> bool:
+    """Both texts are dated, and a year or a date differs ("May 2023" / "May 2024")."""
+    for kind in _DATED:
+        ours = {v.key for v in a.values if v.kind == kind}
+        theirs = {v.key for v in b.values if v.kind == kind}
+        if ours and theirs and ours != theirs:
+            return True
+    return False
 
 
 def _polarity(a: Facts, b: Facts) -> list[Difference]:
@@ -91,19 +211,46 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
     ]
     for pair in tables.pairs("antonyms"):
         x, y = sorted(pair)
-        sx, sy = stem(x), stem(y)
-        if (sx in a.every_stem and sy in b.every_stem and sy not in a.every_stem) or (
-            sy in a.every_stem and sx in b.every_stem and sx not in a.every_stem
-        ):
-            out.append(Difference("polarity", f"'{x}' against '{y}'"))
+        for p, q, one, two in ((x, y, a, b), (y, x, a, b)):
+            if stem(p) not in one.every_stem or stem(q) not in two.every_stem:
+                continue
+            if stem(q) in one.every_stem:
+                continue
+            # "does not like" says what "dislikes" says: a negated antonym agrees.
+            if (p in one.negated) == (q in two.negated):
+                out.append(Difference("polarity", f"'{x}' against '{y}'"))
     return out
 
 
 def _modifiers(a: Facts, b: Facts) -> list[Difference]:
+    """A temporal modifier on a thing both texts name: "Ana's former team" / "Ana's team".
+    One on a thing only one text names is a detail it adds ("starting next week")."""
     return [
         Difference("modifier", f"'{mod} {noun}' in one text only")
         for mod, noun in sorted(a.modifiers ^ b.modifiers)
+        if stem(noun) in (b.every_stem if (mod, noun) in a.modifiers else a.every_stem)
     ]
+
+
+def _persons(a: Facts, b: Facts) -> list[Difference]:
+    """Each text's clauses are about people (names, the user) and no person is shared:
+    "Ana works at Microsoft" / "Bo left Microsoft"."""
+    ours, theirs = _subject_persons(a), _subject_persons(b)
+    if ours and theirs and not ours & theirs:
+        return [Difference("person", f"about {_join(ours)} / {_join(theirs)}")]
+    return []
+
+
+def _new_actors(a: Facts, b: Facts) -> list[Difference]:
+    """Someone ``b`` has do the thing whom ``a`` never names: "Sarah reviews the pull
+    requests" / "... are reviewed by Ahmed"."""
+    actors = _subject_persons(b) - a.names - {"user", a.initial}
+    return [Difference("person", f"{_join(actors)} in one text only")] if actors else []
+
+
+def _subject_persons(f: Facts) -> set[str]:
+    people = f.names | {"user"}
+    return {s for _, subjects in f.clauses for s in subjects if s in people}
 
 
 def _owners(a: Facts, b: Facts) -> list[Difference]:
@@ -134,6 +281,7 @@ def _roles(a: Facts, b: Facts, kinds: Iterable[str] = ("subject", "object")) -> 
                     )
                 )
     if "object" in kinds:
+        out += _turned(a, b) + _turned(b, a)
         for verb, role in sorted(a.roles.keys() & b.roles.keys()):
             if role != "object" or verb in _COPULAS:
                 continue
@@ -142,6 +290,24 @@ def _roles(a: Facts, b: Facts, kinds: Iterable[str] = ("subject", "object")) -> 
                 out.append(
                     Difference("role", f"the object of '{verb}': {_join(ours)} / {_join(theirs)}")
                 )
+    return out
+
+
+def _turned(a: Facts, b: Facts) -> list[Difference]:
+    """What undergoes a verb in ``a`` does it in ``b``: "Paper is being cut with
+    scissors" / "Paper and scissors both cut"."""
+    out = []
+    for verb in sorted({v for v, r in a.roles if r == "object"} - _COPULAS):
+        undergoes = a.roles[(verb, "object")]
+        does = b.roles.get((verb, "subject"), frozenset())
+        did = a.roles.get((verb, "subject"), frozenset())
+        if does and _args_meet(undergoes, does) and not (did and _args_meet(did, does)):
+            out.append(
+                Difference(
+                    "role",
+                    f"{_join(undergoes)} undergoes '{verb}' in one text, does it in the other",
+                )
+            )
     return out
 
 
@@ -199,6 +365,17 @@ def _subject_mods(a: Facts, b: Facts) -> list[Difference]:
         and a.subject_mods[noun] ^ b.subject_mods[noun]
         and not (a.subject_mods[noun] ^ b.subject_mods[noun]) <= (a.every_stem & b.every_stem)
     ]
+
+
+def _directions(a: Facts, b: Facts) -> list[Difference]:
+    """One verb going two ways: "moved out of the flat" / "moved into the flat"."""
+    out = []
+    for verb in sorted({v for v, _ in a.directions} & {v for v, _ in b.directions}):
+        ours = {d for v, d in a.directions if v == verb}
+        theirs = {d for v, d in b.directions if v == verb}
+        if ours - theirs and theirs - ours:
+            out.append(Difference("role", f"'{verb}' {_join(ours)} / {_join(theirs)}"))
+    return out
 
 
 def _contrasts(a: Facts, b: Facts) -> list[Difference]:

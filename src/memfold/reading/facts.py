@@ -5,7 +5,7 @@ of its participants. Read once per text (``facts`` is cached by text)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import snowballstemmer
@@ -19,6 +19,7 @@ _USER_PRONOUNS = frozenset(["i", "me", "my", "mine", "myself", "we", "us", "our"
 # Singular third persons stand for the text's person; "they" may be things, so it stays.
 _THIRD_PRONOUNS = frozenset(("he", "him", "his", "she", "her", "hers"))
 PRONOUNS = frozenset(("they", "them", "their", "theirs", "it", "its"))
+_THING_POSSESSIVES = frozenset(("its", "their"))
 _NOUNS = ("NOUN", "PROPN")
 _WHICH = ("compound", "amod")  # the words that say which one a noun names
 _WHEN = ("date", "year", "weekday", "time")
@@ -29,6 +30,8 @@ _NEGATIONS = frozenset(("not", "n't", "never", "no", "neither", "nor", "without"
 _SUBJECT_DEPS = frozenset(("nsubj", "csubj", "expl"))
 _OBJECT_DEPS = frozenset(("dobj", "nsubjpass", "dative", "attr", "oprd", "acomp"))
 _CONTENT_POS = frozenset(("NOUN", "VERB", "ADJ", "PROPN"))
+# Which way a verb goes ("moved out of" / "moved into"): closed-class particles.
+_DIRECTIONS = frozenset(("in", "into", "out", "from", "to", "onto", "off", "up", "down", "away"))
 _STEM = snowballstemmer.stemmer("english")
 
 
@@ -55,6 +58,19 @@ class Facts:
     past: bool
     passive: frozenset[int]
     order: tuple[tuple[int, str], ...]
+    # Where each content word (by stem) stands: (its head's stem, how it hangs, its
+    # part of speech, nouns and adjectives as "N"); "allergic to peanuts" has peanut at
+    # ("allergic", "to", "N").
+    slots: dict[str, frozenset[tuple[str, str, str]]] = field(default_factory=dict)
+    # Every word's lemma and its lowercased text, in order: for phrase tables.
+    lemmas: tuple[str, ...] = ()
+    lows: tuple[str, ...] = ()
+    poses: tuple[str, ...] = ()
+    deps: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    # (head, direction) for each directional particle or preposition of a verb or noun
+    # ("moved out of", "the train to Porto").
+    directions: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def value_idents(self) -> frozenset[tuple[str, str, str]]:
@@ -91,8 +107,29 @@ def facts_of(reading: Reading) -> Facts:
                 # "Chiara's deputy signs ...": the parse may hang the owner on "signs"
                 owners[norm(words[first].lemma)].add(key.of(i))
         if word.low in _NEGATIONS or word.dep == "neg":
-            target = head if word.dep in ("neg", "det", "advmod", "preconj") else word
-            negated.add(norm(target.lemma))
+            at = word.head if word.dep in ("neg", "det", "advmod", "preconj") else i
+            if words[at].low == "longer" and words[at].dep != "ROOT":
+                at = words[at].head  # "no longer eats meat"
+            negated.add(norm(words[at].lemma))
+            if word.low == "no" and word.dep == "det":
+                # "There is no one banging a lens": what no one does is negated too
+                negated.update(
+                    norm(w.lemma)
+                    for w in words
+                    if w.head == word.head and w.dep in ("acl", "relcl")
+                )
+            if word.low == "without":
+                # "without any allergic reaction": the reaction and what says which
+                negated.update(
+                    norm(w.lemma)
+                    for j, w in enumerate(words)
+                    if w.head == i or (words[w.head].head == i and w.dep in _WHICH)
+                )
+            if words[at].lemma == "be":
+                # "is no longer vegan": what the copula says is negated with it
+                negated.update(
+                    norm(w.lemma) for w in words if w.head == at and w.dep in ("attr", "acomp")
+                )
         if word.lemma in denials and _denies(words, i):
             negated.add(_denied_verb(words, i))
         if word.low in temporal and word.dep in ("amod", "compound", "nmod", "advmod", "nummod"):
@@ -106,6 +143,7 @@ def facts_of(reading: Reading) -> Facts:
             if role == "subject":
                 subjects[at].add(key.of(i))
     content: set[str] = set()
+    slots: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
     nouns: set[str] = set()
     verbs: set[str] = set()
     every: set[str] = set()
@@ -118,11 +156,16 @@ def facts_of(reading: Reading) -> Facts:
         every.update((stem(lemma), stem(norm(word.low))))
         if word.pos not in _CONTENT_POS or i in chains:
             continue
-        if word.lemma in light or lemma in general or word.low in temporal:
+        if (
+            (word.lemma in light and word.pos in ("VERB", "AUX"))
+            or lemma in general
+            or word.low in temporal
+        ):
             continue
         if lemma in _NEGATIONS:
             continue
         content.add(lemma)
+        slots[stem(lemma)].add(_slot(words, i))
         if word.pos == "NOUN":
             nouns.add(lemma)
         if word.pos == "VERB":
@@ -162,7 +205,37 @@ def facts_of(reading: Reading) -> Facts:
         past=any(w.tag == "VBD" for w in words),
         passive=frozenset(passive),
         order=tuple((sent, name) for sent, _, name in order),
+        slots={k: frozenset(v) for k, v in slots.items()},
+        lemmas=tuple(w.lemma.lower() for w in words),
+        lows=tuple(w.low for w in words),
+        poses=tuple(w.pos for w in words),
+        deps=tuple(w.dep for w in words),
+        tags=tuple(w.tag for w in words),
+        directions=frozenset(
+            (norm(words[w.head].lemma), w.low)
+            for w in words
+            if w.low in _DIRECTIONS
+            and w.dep in ("prt", "prep")
+            and words[w.head].pos in ("VERB", "NOUN")
+        ),
     )
+
+
+def _slot(words: tuple[Word, ...], i: int) -> tuple[str, str, str]:
+    """Where word ``i`` stands: its head's stem and its relation to it ("to" for the
+    object of "allergic to"), a conjunct standing where its first conjunct stands."""
+    pos = "N" if words[i].pos in (*_NOUNS, "ADJ") else words[i].pos
+    seen = {i}
+    while words[i].dep == "conj" and words[i].head not in seen:
+        i = words[i].head
+        seen.add(i)
+    word = words[i]
+    head = words[word.head]
+    if word.dep == "pobj":
+        return stem(norm(words[head.head].lemma)), head.low, pos
+    if word.dep in ("amod", "compound", "nmod"):
+        return stem(norm(head.lemma)), "mod", "N"  # which one: "consulting hours"
+    return stem(norm(head.lemma)), word.dep, pos
 
 
 def _adjuncts(
@@ -291,7 +364,9 @@ def _is_name(words: tuple[Word, ...], i: int) -> bool:
     if word.low == "user":
         return False
     if word.pos == "PROPN":
-        return True
+        # A name has a capital or a digit somewhere ("iPhone", "k8s"); the small model
+        # tags some lowercase verbs as names ("Lena tutors Omar").
+        return any(c.isupper() or c.isdigit() for c in word.text)
     if not word.text[:1].isupper() or word.pos not in ("NOUN", "ADJ", "VERB", "X"):
         return False
     first = i == 0 or words[i - 1].sent != word.sent or words[i - 1].text in ('"', "(", "'")
@@ -349,6 +424,12 @@ class _Keys:
             return "user"
         if low in _THIRD_PRONOUNS:
             return self.person or low
+        if low in _THING_POSSESSIVES and word.dep == "poss":
+            # "The company moved its headquarters": a possessive "its" or "their" stands
+            # for its clause's subject.
+            subject = self._clause_subject(i)
+            if subject is not None:
+                return self.of(subject)
         mods = [j for j, w in enumerate(self.words) if w.head == i and j != i and w.dep in _WHICH]
         mods += [j for j, w in enumerate(self.words) if w.dep == "conj" and w.head in mods]
         compounds = [norm(self.words[j].lemma) for j in sorted(mods)]
@@ -361,3 +442,14 @@ class _Keys:
                 for obj in (j for j, w in enumerate(self.words) if w.head == prep and j != prep):
                     return self.of(obj)
         return norm(word.lemma)
+
+    def _clause_subject(self, i: int) -> int | None:
+        """The nearest subject before word ``i`` in its sentence that is no pronoun."""
+        sent = self.words[i].sent
+        for j in range(i - 1, -1, -1):
+            w = self.words[j]
+            if w.sent != sent:
+                return None
+            if w.dep in ("nsubj", "nsubjpass") and w.low not in PRONOUNS:
+                return j
+        return None

@@ -90,7 +90,8 @@ _CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp"}
 
 @dataclass(frozen=True, slots=True)
 class Value:
-    """One stated value: ``kind`` (number, money, percent, time, date, year, weekday),
+    """One stated value: ``kind`` (number, ordinal, money, percent, time, date, year,
+    weekday, version),
     its normalized ``key``, the noun it counts (``anchor``, "" for none) and where it
     stands (word index, sentence)."""
 
@@ -167,8 +168,11 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     ):
         return "version", low.removeprefix("v"), [i]
     day = _ORDINAL.match(low)
-    if day and (_month_near(words, i)):
+    if (day or low in _ORDINAL_WORDS) and _month_near(words, i):
         return _date(words, _month_near(words, i) or i)
+    rank = int(day.group(1)) if day else _ORDINAL_WORDS.get(low)
+    if rank is not None and word.dep == "amod" and words[word.head].pos == "NOUN":
+        return "ordinal", str(rank), [i]  # "the 5th floor" = "the fifth floor"
     amount = _number(words, i)
     if amount is None:
         return None

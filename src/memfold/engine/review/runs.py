@@ -28,7 +28,6 @@ from memfold.engine.review.scan import scan
 from memfold.errors import ConflictError, InvalidInput, NotFound
 from memfold.judge.base import Judge
 from memfold.model import JSONDict, LinkKind, PairLabel, QueueItem, ReviewRun, Scope, Status, utcnow
-from memfold.policy.evidence import supersede_evidence
 from memfold.policy.result_check import ResultLimits, Source, check_merge
 from memfold.policy.review import (
     Band,
@@ -41,6 +40,7 @@ from memfold.policy.review import (
 )
 from memfold.policy.validate import shown
 from memfold.reading.difference import supersede_conflicts
+from memfold.reading.supersede import supersede_evidence
 
 BREAKER_KEY = "review.breaker"
 _APPLIED = ("MERGE", "SUPERSEDE")
@@ -240,7 +240,7 @@ def _no_supersede_evidence(ctx: Context, item: QueueItem) -> str | None:
     conflicts = supersede_conflicts(older.text, newer.text)
     if conflicts:
         return f"SUPERSEDED, but about another thing: {conflicts[0]}"
-    evidence = supersede_evidence(newer.text, older.text, overlap)
+    evidence = supersede_evidence(older.text, newer.text, overlap)
     return None if evidence.found else f"SUPERSEDED without evidence: {evidence.reason}"
 
 

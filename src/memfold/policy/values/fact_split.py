@@ -4,7 +4,7 @@
 the first sprint, which covers... The project is estimated to take 3 sprints of 2 weeks
 each. How can I ensure I meet this deadline...?" holds two facts with a value: the
 deadline and the estimate. Stored whole, it can never be superseded when one of them
-changes (``policy.values.fact_update`` refuses a text of many facts); stored as facts, the one
+changes (a supersede reads one fact against another); stored as facts, the one
 that changed can be, and the rest stay.
 
 A sentence is cut into clauses at "but", a dash, a semicolon and where a question to

@@ -1,6 +1,5 @@
-"""The word lists paraphrase alignment reads: synonym groups, general words, empty words,
-change words, irregular forms (phrase rewrites: ``policy.wording.phrases``; spellings of
-numbers, units and times: ``policy.wording.spelling``).
+"""The word lists the older word readers use (value slots, the summary check): synonym
+groups, general words, empty words, change words, irregular forms.
 
 Written for memfold (no external thesaurus), kept deliberately small and generic: two
 texts are read as one fact only when every content word of one finds its word, or a

@@ -1,0 +1,91 @@
+"""How a newer text stands to an older one, on their readings: the same fact (told the
+same or in other words), the same fact with a detail more or less, a changed fact (the
+newer says the fact changed), a contradiction, or another fact. The offline rule judge
+proposes from this; the guards check whatever a judge proposes on the same readings.
+Pure."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from memfold.reading.difference import (
+    new_value_only,
+    restatement_differences,
+    supersede_conflicts,
+)
+from memfold.reading.supersede import supersede_evidence
+
+_WORDS = re.compile(r"\w+")
+
+
+class Relation(Enum):
+    SAME = "same"  # each says all the other says
+    SAYS_MORE = "says_more"  # the newer says all the older says, and a detail more
+    SAYS_LESS = "says_less"  # the older already says all the newer says
+    CHANGED = "changed"  # the newer says the older's fact changed
+    CONTRADICTS = "contradicts"  # one negates the other, with no sign of change
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """``max_additions``: details a restatement may add; ``swap_max``: see
+    ``difference.substitutions``; ``min_overlap``: see ``supersede.supersede_evidence``."""
+
+    max_additions: int
+    swap_max: int
+    min_overlap: float
+    # Words of the older a restatement may tell in other words (None: any, each for one).
+    max_reworded: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PairReading:
+    relation: Relation
+    detail: str
+    # A changed fact told in the same words, only its values new ("set to 8" / "raised
+    # to 16"): the guards' lower cosine floor applies.
+    value_only: bool = False
+    # The same words, whatever the case, spacing and punctuation.
+    exact: bool = False
+
+
+def same_words(a: str, b: str) -> bool:
+    """The same words, whatever the case, spacing and punctuation."""
+    return _WORDS.findall(a.lower()) == _WORDS.findall(b.lower())
+
+
+def relate(older: str, newer: str, limits: Limits) -> PairReading:
+    """How ``newer`` stands to ``older`` (see the module docstring)."""
+    if same_words(older, newer):
+        return PairReading(Relation.SAME, "the same words", exact=True)
+    conflicts = supersede_conflicts(older, newer)
+    if conflicts:
+        return PairReading(Relation.OTHER, f"about another thing ({conflicts[0]})")
+    if older.rstrip().endswith("?") != newer.rstrip().endswith("?"):
+        return PairReading(Relation.OTHER, "a question and a statement")
+    bounds = (limits.max_additions, limits.swap_max, limits.max_reworded)
+    forward = restatement_differences(older, newer, *bounds)
+    backward = restatement_differences(newer, older, *bounds)
+    if not forward and not backward:
+        # Told the same; where the older holds every word of the newer and more, it stays
+        # the active text (a word such as "hungrily" the readings do not weigh is kept).
+        contained = set(_WORDS.findall(newer.lower())) < set(_WORDS.findall(older.lower()))
+        relation = Relation.SAYS_LESS if contained else Relation.SAME
+        return PairReading(relation, "the readings agree: the same fact in other words")
+    if not forward:
+        return PairReading(Relation.SAYS_MORE, f"the newer says it all and more ({backward[0]})")
+    if not backward:
+        return PairReading(Relation.SAYS_LESS, f"the older already says it all ({forward[0]})")
+    evidence = supersede_evidence(older, newer, limits.min_overlap)
+    value_only = evidence.found and new_value_only(older, newer, limits.swap_max)
+    # The strict reading supersedes only a new value told in the same words ("set to 8"
+    # / "raised to 16", "lives in Lyon" / "moved to Berlin") or a retraction.
+    strict = limits.max_reworded is not None
+    if evidence.found and (not strict or value_only or evidence.retraction):
+        return PairReading(Relation.CHANGED, evidence.reason, value_only)
+    if evidence.contradiction:
+        return PairReading(Relation.CONTRADICTS, f"{forward[0]}: {evidence.reason}")
+    return PairReading(Relation.OTHER, str(forward[0]))

@@ -1,0 +1,162 @@
+"""When a newer memory may retire an older one (a supersede: DELETE, or a REPLACE that
+changes the fact): the parse reads both as about the same thing
+(``difference.supersede_conflicts`` finds nothing), and the newer says it changed, by a
+change cue (``data/change_cues.txt``: "now", "no longer", "moved to") or by a later date
+than the older's, about the same statement (most of the older's words, values aside). A
+negation with neither is a contradiction: both stay, linked. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memfold.reading import tables
+from memfold.reading.facts import Facts, facts, stem
+
+_DATED = ("year", "date")
+_WHEN = ("year", "date", "weekday", "time")  # when, not what changed
+_NOUNS = frozenset(("NOUN", "PROPN"))
+_COMPARATIVES = frozenset(("JJR", "RBR"))
+# How far after a value-changing verb its "to", "from", "by" or value may stand.
+_VALUE_REACH = 10
+# Verbs that say nothing of what they are about ("is", "has"): no attribute.
+_EMPTY_VERBS = frozenset(("be", "have"))
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The verdict on a supersede: ``found`` or not, why, and whether the two are a
+    contradiction (a negation with no sign of change: keep both, link them)."""
+
+    found: bool
+    reason: str
+    contradiction: bool = False
+    # The newer negates, with a cue, what the older states ("no longer vegan").
+    retraction: bool = False
+
+
+def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
+    """May ``newer`` retire ``older``? See the module docstring; the caller has checked
+    ``supersede_conflicts``."""
+    a, b = facts(older), facts(newer)
+    cues = sorted(change_cues(b) - change_cues(a))
+    # A later date is evidence only beside another value that changed ("As of 2023, 12
+    # agents" / "As of 2024, 15 agents"); alone it names another one ("the 2024 retreat").
+    later = later_date(a, b) if _other_value_changed(a, b) else ""
+    retracted = sorted(w for w in b.negated - a.negated if stem(w) in a.every_stem)
+    if not cues and not later:
+        if retracted or a.negated - b.negated:
+            return Evidence(False, "a negation with no sign of change: a contradiction", True)
+        return Evidence(False, "no change cue and no later date in the newer memory")
+    shown = f"change cue {', '.join(repr(c) for c in cues)}" if cues else later
+    if retracted:
+        reason = f"the newer memory retracts {', '.join(retracted)} ({shown})"
+        return Evidence(True, reason, retraction=True)
+    overlap = core_overlap(a, b)
+    if overlap < min_overlap:
+        return Evidence(False, f"{shown} about something else (overlap {overlap:.2f})")
+    return Evidence(True, f"{shown} about the same statement (overlap {overlap:.2f})")
+
+
+def change_cues(f: Facts) -> set[str]:
+    """The change cues ``f``'s text holds, as the table writes them; never a noun ("sick
+    leave") or a participle describing one ("eleven payments left")."""
+    found = set()
+    for table, needs_value in (("change_cues", False), ("value_change_verbs", True)):
+        for entry in tables.entries(table):
+            n = len(entry.words)
+            for seq in (f.lemmas, f.lows):
+                if any(
+                    seq[i : i + n] == entry.words
+                    and _cue_at(f, i, n)
+                    and (not needs_value or _value_follows(f, i + n))
+                    for i in range(len(seq) - n + 1)
+                ):
+                    found.add(" ".join(entry.words))
+    return found
+
+
+def _value_follows(f: Facts, start: int) -> bool:
+    """A "to", "from" or "by", or a value, within the next few words of one sentence."""
+    for j in range(start, min(len(f.lows), start + _VALUE_REACH)):
+        if f.lows[j] in (".", ";", "!", "?"):
+            return False
+        if f.lows[j] in ("to", "from", "by") or any(v.index == j for v in f.values):
+            return True
+    return False
+
+
+def later_date(a: Facts, b: Facts) -> str:
+    """``b`` is dated later than ``a`` (both name a year): "As of Q4 2023" / "As of Q2
+    2024". What was seen, or ""."""
+    when_a, when_b = _when(a), _when(b)
+    if when_a is None or when_b is None or when_b <= when_a:
+        return ""
+    return f"a later date ({'-'.join(when_b)} after {'-'.join(when_a)})"
+
+
+def _when(f: Facts) -> tuple[str, ...] | None:
+    years = sorted(v.key for v in f.values if v.kind == "year")
+    if not years:
+        return None
+    dates = sorted(v.key[:2] for v in f.values if v.kind == "date")
+    return (years[-1], dates[-1]) if dates and len(years) == 1 else (years[-1],)
+
+
+def core_overlap(a: Facts, b: Facts) -> float:
+    """The share of what ``a`` says of its subject (``attribute``) that ``b`` also names,
+    counting the names both keep; not the names or values a change may replace."""
+    names = {n for n in a.names - subject_words(a) if n in b.names}
+    core = attribute(a) | names
+    if not core:
+        return 1.0
+    kept = (core & named_stems(b)) | names
+    return len(kept) / len(core)
+
+
+def named_stems(f: Facts) -> frozenset[str]:
+    """The stems ``f`` names, with the attributes its change verbs imply ("moved" ->
+    where one lives: ``data/implied_attributes.txt``)."""
+    return f.every_stem | {stem(w) for w in implied_words(f)}
+
+
+def implied_words(f: Facts) -> list[str]:
+    """The attribute words ``f``'s verbs imply ("moved" -> "lives", "home")."""
+    lemmas = set(f.lemmas)
+    entries = tables.entries("implied_attributes")
+    return [w for e in entries if e.words[0] in lemmas for w in e.words[1:]]
+
+
+def attribute(f: Facts) -> set[str]:
+    """What ``f`` says of its subject, as stems: its content words and main verbs, less
+    the subject's own words, its names and the change cues ("The book club reads
+    Beloved": read), or the subject's words when nothing else is said ("the user's
+    title changed to ...": title)."""
+    cue_words = {
+        stem(w)
+        for t in ("change_cues", "value_change_verbs")
+        for e in tables.entries(t)
+        for w in e.words
+    }
+    verbs = {stem(v) for v, _ in f.clauses if v not in _EMPTY_VERBS}
+    names = {stem(n) for n in f.names}
+    said = ({stem(w) for w in f.content} | verbs) - cue_words - names
+    subject = {stem(w) for w in subject_words(f)}
+    return said - subject or said
+
+
+def subject_words(f: Facts) -> set[str]:
+    """The words of the clauses' subjects (active or passive), as the facts key them."""
+    keys = {key for _, subjects in f.clauses for key in subjects} | set(f.subject_mods)
+    return {w for key in keys for w in key.split()}
+
+
+def _other_value_changed(a: Facts, b: Facts) -> bool:
+    undated_a = {v.ident for v in a.values if v.kind not in _WHEN}
+    undated_b = {v.ident for v in b.values if v.kind not in _WHEN}
+    return bool(undated_a - undated_b and undated_b - undated_a)
+
+
+def _cue_at(f: Facts, i: int, n: int) -> bool:
+    if n == 1 and (f.poses[i] in _NOUNS or f.tags[i] in _COMPARATIVES):
+        return False  # "sick leave", "lower than ten per cent"
+    return not (f.poses[i] == "VERB" and f.deps[i] in ("acl", "amod"))

@@ -1,0 +1,123 @@
+"""The supersede evidence, the word swaps and the pair relation on the parse (texts
+written for these tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memfold.reading.difference import restatement_differences, substitutions
+from memfold.reading.facts import facts
+from memfold.reading.relation import Limits, Relation, relate
+from memfold.reading.supersede import change_cues, supersede_evidence
+
+STRICT = Limits(max_additions=2, swap_max=2, min_overlap=0.5, max_reworded=2)
+LOOSE = Limits(max_additions=2, swap_max=2, min_overlap=0.5)
+
+
+@pytest.mark.parametrize(
+    ("text", "cues"),
+    [
+        ("Omar now works at Stripe.", {"now"}),
+        ("The landlord raised the rent to $1,500.", {"raise"}),
+        ("The report raises hard questions about the budget.", set()),  # no value follows
+        ("Lena is on sick leave this week.", set()),  # a noun
+        ("There are still eleven payments left on the loan.", set()),  # a participle
+        ("The fee is lower than last year.", set()),  # a comparative
+        ("Bo no longer eats meat.", {"no longer"}),
+    ],
+)
+def test_change_cues_are_read_as_the_parse_uses_them(text: str, cues: set[str]) -> None:
+    assert change_cues(facts(text)) == cues
+
+
+def test_a_change_cue_about_the_same_statement_is_evidence() -> None:
+    found = supersede_evidence("Sam lives in Lyon.", "Sam moved to Berlin.", 0.5)
+    assert found.found and "move" in found.reason
+    other = supersede_evidence("Sam likes tea.", "Sam now lives in Berlin.", 0.5)
+    assert not other.found and "something else" in other.reason
+
+
+def test_a_later_date_counts_only_beside_another_changed_value() -> None:
+    older, newer = (
+        "As of Q4 2023, the team has 12 agents.",
+        "As of Q2 2024, the team has 15 agents.",
+    )
+    assert supersede_evidence(older, newer, 0.5).found
+    retreat = supersede_evidence(
+        "The 2024 retreat is in Lisbon.", "The 2025 retreat is in Lisbon.", 0.5
+    )
+    assert not retreat.found
+
+
+def test_a_negation_without_a_cue_is_a_contradiction_and_with_one_a_retraction() -> None:
+    flat = supersede_evidence("Carmen is vegan.", "Carmen is not vegan.", 0.5)
+    assert not flat.found and flat.contradiction
+    cued = supersede_evidence("Carmen is vegan.", "Carmen is no longer vegan.", 0.5)
+    assert cued.found and cued.retraction
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Fatima uses Neovim on her work laptop.", "Fatima uses Neovim on her personal laptop."),
+        (
+            "Sipho studied at the University of Cape Town.",
+            "Sipho taught at the University of Cape Town.",
+        ),
+        ("The user is allergic to peanuts.", "The user is allergic to shellfish."),
+    ],
+)
+def test_a_word_told_in_place_of_another_is_a_swap(older: str, newer: str) -> None:
+    assert substitutions(older, newer, 2)
+    assert restatement_differences(older, newer, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "why"),
+    [
+        (
+            "The free tier allows unlimited API calls.",
+            "The free tier is capped at 1,000 API calls.",
+            "value",
+        ),
+        ("Anneke moved out of the flat in 2020.", "Anneke moved into the flat in 2020.", "role"),
+        (
+            "Sarah reviews the pull requests for billing.",
+            "The pull requests for billing are reviewed by Ahmed.",
+            "person",
+        ),
+    ],
+)
+def test_what_is_no_restatement(older: str, newer: str, why: str) -> None:
+    found = restatement_differences(older, newer, 2, 2)
+    assert found and any(d.kind == why for d in found), found
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "relation"),
+    [
+        ("The user likes coffee.", "the user likes coffee", Relation.SAME),
+        ("Sam prefers Rust for systems work.", "Sam likes Rust for systems work.", Relation.SAME),
+        ("The user likes coffee.", "The user likes coffee with oat milk.", Relation.SAYS_MORE),
+        ("The user likes coffee with oat milk.", "The user likes coffee.", Relation.SAYS_LESS),
+        (
+            "The queue timeout is set to 30 seconds.",
+            "The queue timeout was raised to 90 seconds.",
+            Relation.CHANGED,
+        ),
+        ("The user likes coffee.", "The user doesn't like coffee.", Relation.CONTRADICTS),
+        ("The user likes coffee.", "The user plays tennis on weekends.", Relation.OTHER),
+        ("The user has a cat.", "Does the user have a cat?", Relation.OTHER),
+    ],
+)
+def test_how_a_newer_text_stands_to_an_older(older: str, newer: str, relation: Relation) -> None:
+    assert relate(older, newer, STRICT).relation is relation
+
+
+def test_the_strict_reading_supersedes_only_a_new_value_or_a_retraction() -> None:
+    older, newer = (
+        "Ifeoma works at Microsoft as a program manager.",
+        ("Ifeoma left Microsoft and joined Atlassian as a product manager."),
+    )
+    assert relate(older, newer, LOOSE).relation is Relation.CHANGED
+    assert relate(older, newer, STRICT).relation is Relation.OTHER
