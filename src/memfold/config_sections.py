@@ -301,17 +301,17 @@ class ConsolidationSettings(Section):
     result_max_growth: float = Field(1.25, ge=1.0)
     # A restatement may say this many details more than the text it replaces (content
     # words, names or values: "coffee" / "coffee with oat milk"), net of words it tells
-    # another way (``memfold.reading.difference.restatement_differences``).
+    # another way (``memfold.reading.restatement.restatement_differences``).
     rules_elaboration_max_extra: int = Field(2, ge=0)
     # Two texts that differ by at most this many content words on each side, the rest
     # the same, say one slot two ways ("work laptop" / "personal laptop"): never a
-    # restatement (``memfold.reading.difference.substitutions``).
+    # restatement (``memfold.reading.restatement.substitutions``).
     swap_max_words: int = Field(2, ge=0)
     # The offline rule judge reads a restatement only where at most this many words of
     # the older are told in other words (its tables know few synonyms).
     rules_max_reworded_words: int = Field(2, ge=0)
     # A newer memory the readings see differ from the older only by new values, with a
-    # change cue (``memfold.reading.difference.new_value_only``: "set to 8" / "raised to
+    # change cue (``memfold.reading.restatement.new_value_only``: "set to 8" / "raised to
     # 16") may supersede it from this cosine up, instead of delete_threshold.
     value_update_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
     # Update channel (``memfold.engine.update_channel``): a new memory with a change cue

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from memfold.reading.difference import restatement_differences, substitutions
 from memfold.reading.facts import facts
 from memfold.reading.relation import Limits, Relation, relate
+from memfold.reading.restatement import restatement_differences, substitutions
 from memfold.reading.supersede import change_cues, supersede_evidence
 
 STRICT = Limits(max_additions=2, swap_max=2, min_overlap=0.5, max_reworded=2)

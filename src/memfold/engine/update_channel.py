@@ -27,8 +27,9 @@ import numpy as np
 from memfold.config import ConsolidationSettings
 from memfold.engine.context import Context
 from memfold.model import Candidate, MemoryRecord, Status
-from memfold.reading.difference import new_value_only, supersede_conflicts
+from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import Facts, facts
+from memfold.reading.restatement import new_value_only
 from memfold.reading.supersede import attribute as supersede_attribute
 from memfold.reading.supersede import change_cues, implied_words, named_stems
 

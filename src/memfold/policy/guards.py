@@ -34,12 +34,11 @@ from memfold.config import ConsolidationSettings
 from memfold.embed.calibration import IDENTITY, SimilarityScale
 from memfold.model import Action, Candidate, Decision, MemoryRecord
 from memfold.policy.result_check import ResultLimits, Source, check_result, instruction_like
-from memfold.reading.difference import (
-    fold_conflicts,
+from memfold.reading.difference import fold_conflicts, supersede_conflicts
+from memfold.reading.restatement import (
     new_value_only,
     restatement_differences,
     substitutions,
-    supersede_conflicts,
 )
 from memfold.reading.supersede import supersede_evidence
 

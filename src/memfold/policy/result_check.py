@@ -36,8 +36,9 @@ from memfold.model import Vector
 from memfold.policy import text as tx
 from memfold.policy.subject import added_markers
 from memfold.reading.bindings import binding_problems
-from memfold.reading.difference import fold_conflicts, substitutions
+from memfold.reading.difference import fold_conflicts
 from memfold.reading.facts import facts
+from memfold.reading.restatement import substitutions
 
 # Characters a memory text never needs: C0/C1 controls other than tab and newline.
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
@@ -86,7 +87,7 @@ class ResultLimits:
     max_growth: float
     max_length_drop: float
     max_drift: float
-    # A word swapped for another in place (``memfold.reading.difference.substitutions``).
+    # A word swapped for another in place (``memfold.reading.restatement.substitutions``).
     swap_max: int = 2
 
     @classmethod

@@ -23,10 +23,6 @@ Cover = Literal["newer", "either"]
 WORDING = ("word", "relation")
 _COPULAS = frozenset(("be",))
 _DATED = ("date", "year")
-_THINGS = frozenset(("N",))
-_VALUE_KINDS = frozenset(
-    ("number", "ordinal", "money", "percent", "time", "date", "year", "weekday", "version", "name")
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,109 +65,7 @@ def additions(older: str, newer: str) -> int:
     values), less the words of ``older`` it has none for (told in other words): a
     restatement adds none, an elaboration a few."""
     a, b = facts(older), facts(newer)
-    return max(0, len(_uncovered(b, a)) - len(_uncovered(a, b)))
-
-
-def restatement_differences(
-    older: str, newer: str, max_additions: int, swap_max: int, max_reworded: int | None = None
-) -> list[Difference]:
-    """Why ``newer`` is no restatement of ``older`` (empty: it is one). It must say all
-    the older says, with nothing that differs and at most ``max_additions`` details more;
-    where only wording differs, the judge decides, unless a word stands where the other
-    text has another ("allergic to peanuts" / "allergic to shellfish"). With
-    ``max_reworded``, at most that many of the older's words may be told in other words
-    (the offline judge's own reading, which knows no more synonyms than its tables)."""
-    found = same_fact(older, newer, "newer")
-    hard = [d for d in found if d.kind not in WORDING]
-    if hard:
-        return hard
-    swapped = substitutions(older, newer, swap_max)
-    if swapped:
-        return swapped
-    a, b = facts(older), facts(newer)
-    lost = [d.item for d in _uncovered(a, b)]
-    added = _uncovered(b, a)
-    valued = [d.detail for d in added if d.kind in _VALUE_KINDS - {"name"}]
-    if lost and valued:
-        # A value where the older had words: "unlimited calls" / "capped at 1,000 calls".
-        return [Difference("value", f"{valued[0]} in place of {_join(lost)}")]
-    lost_things = [w for w in lost if not _is_verb(a, w)]
-    if len(lost_things) > len(added):
-        # Things the older names told in none of the newer's words: it says less. (A
-        # verb may go into a light one: "spends evenings reading" / "reads at night".)
-        return [Difference("word", f"{_join(lost_things)} in the older text only")]
-    if max_reworded is not None:
-        # The strict reading: only a verb or two told another way ("likes" / "enjoys"),
-        # each by a verb of the newer's own, and details added counted whole.
-        things = [w for w in lost if not _is_verb(a, w)]
-        verbs = [d.item for d in added if _is_verb(b, d.item)]
-        if things or len(lost) > max_reworded or len(lost) > len(verbs):
-            return [Difference("word", f"{_join(things or lost)} told in other words")]
-        if len(added) - len(lost) > max_additions:
-            extra = len(added) - len(lost)
-            return [Difference("detail", f"{extra} details in the newer text only")]
-    extra = additions(older, newer)
-    if extra > max_additions:
-        return [Difference("detail", f"{extra} details in the newer text only")]
-    return []
-
-
-def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
-    """A noun or adjective of each text, neither in the other, standing in the same place
-    (the same head and relation), or as many such words on each side (at most
-    ``swap_max``) and the rest the same, or one word of any kind for one other: one slot
-    told two ways ("work laptop" / "personal laptop", "studied at" / "taught at"). A verb
-    among other rewording is the judge's to read ("uses Rust" / "prefers Rust for
-    systems work")."""
-    a, b = facts(older), facts(newer)
-    ours = sorted(w for w in a.content if stem(w) not in b.every_stem)
-    theirs = sorted(w for w in b.content if stem(w) not in a.every_stem)
-    ours += sorted(n for n in a.names - b.names if stem(n) not in b.every_stem)
-    theirs += sorted(n for n in b.names - a.names if stem(n) not in a.every_stem)
-    agreeing = tables.pairs("antonyms")
-    out = [
-        Difference("word", f"'{x}' / '{y}' in the same place", stem(y))
-        for x in ours
-        for y in theirs
-        if any(s[2] in _THINGS for s in a.slots.get(stem(x), set()) & b.slots.get(stem(y), set()))
-        and frozenset((x, y)) not in agreeing
-    ]
-    if not out and ours and theirs and len(ours) == len(theirs) <= swap_max:
-        things = all(_is_thing(a, x) for x in ours) and all(_is_thing(b, y) for y in theirs)
-        if things or len(ours) == 1:
-            swapped = " ".join(stem(y) for y in theirs)
-            out.append(Difference("word", f"{_join(ours)} / {_join(theirs)}: swapped", swapped))
-    return out
-
-
-def _is_verb(f: Facts, item: str) -> bool:
-    return any(slot[2] == "VERB" for slot in f.slots.get(item, ()))
-
-
-def _is_thing(f: Facts, word: str) -> bool:
-    return word in f.names or any(slot[2] == "N" for slot in f.slots.get(stem(word), ()))
-
-
-def new_value_only(older: str, newer: str, swap_max: int) -> bool:
-    """``newer`` differs from ``older`` only by new values in place of the older's
-    ("The user's rent is $1,200" / "The user's rent is now $1,350"): a changed value of one
-    fact, told in the same words."""
-    found = same_fact(older, newer, "newer")
-    kinds = [d for d in found if d.kind not in WORDING]
-    return (
-        bool(kinds)
-        and all(d.kind in _VALUE_KINDS and not d.added for d in kinds)
-        and not [
-            d
-            for d in substitutions(older, newer, swap_max)
-            if not set(d.item.split()) <= _cue_stems()  # "set to" / "raised to" is the cue
-        ]
-    )
-
-
-def _cue_stems() -> set[str]:
-    names = ("change_cues", "value_change_verbs")
-    return {stem(w) for t in names for e in tables.entries(t) for w in e.words}
+    return max(0, len(uncovered(b, a)) - len(uncovered(a, b)))
 
 
 def supersede_conflicts(older: str, newer: str) -> list[Difference]:
@@ -186,7 +80,8 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     if a.past and b.past and _other_time(a, b):
         found.append(
             Difference(
-                "event", f"two past events at different times ({_join(dates_a)} / {_join(dates_b)})"
+                "event",
+                f"two past events at different times ({listed(dates_a)} / {listed(dates_b)})",
             )
         )
     return found
@@ -237,7 +132,7 @@ def _persons(a: Facts, b: Facts) -> list[Difference]:
     "Ana works at Microsoft" / "Bo left Microsoft"."""
     ours, theirs = _subject_persons(a), _subject_persons(b)
     if ours and theirs and not ours & theirs:
-        return [Difference("person", f"about {_join(ours)} / {_join(theirs)}")]
+        return [Difference("person", f"about {listed(ours)} / {listed(theirs)}")]
     return []
 
 
@@ -245,7 +140,7 @@ def _new_actors(a: Facts, b: Facts) -> list[Difference]:
     """Someone ``b`` has do the thing whom ``a`` never names: "Sarah reviews the pull
     requests" / "... are reviewed by Ahmed"."""
     actors = _subject_persons(b) - a.names - {"user", a.initial}
-    return [Difference("person", f"{_join(actors)} in one text only")] if actors else []
+    return [Difference("person", f"{listed(actors)} in one text only")] if actors else []
 
 
 def _subject_persons(f: Facts) -> set[str]:
@@ -255,7 +150,10 @@ def _subject_persons(f: Facts) -> set[str]:
 
 def _owners(a: Facts, b: Facts) -> list[Difference]:
     return [
-        Difference("owner", f"whose '{thing}': {_join(a.owners[thing])} / {_join(b.owners[thing])}")
+        Difference(
+            "owner",
+            f"whose '{thing}': {listed(a.owners[thing])} / {listed(b.owners[thing])}",
+        )
         for thing in sorted(a.owners.keys() & b.owners.keys())
         if a.owners[thing] != b.owners[thing]
     ]
@@ -276,8 +174,8 @@ def _roles(a: Facts, b: Facts, kinds: Iterable[str] = ("subject", "object")) -> 
                 out.append(
                     Difference(
                         "role",
-                        f"the subject of '{verb}': {_join(set().union(*left))} / "
-                        f"{_join(set().union(*right))}",
+                        f"the subject of '{verb}': {listed(set().union(*left))} / "
+                        f"{listed(set().union(*right))}",
                     )
                 )
     if "object" in kinds:
@@ -288,7 +186,7 @@ def _roles(a: Facts, b: Facts, kinds: Iterable[str] = ("subject", "object")) -> 
             ours, theirs = a.roles[(verb, role)], b.roles[(verb, role)]
             if not _args_meet(ours, theirs):
                 out.append(
-                    Difference("role", f"the object of '{verb}': {_join(ours)} / {_join(theirs)}")
+                    Difference("role", f"the object of '{verb}': {listed(ours)} / {listed(theirs)}")
                 )
     return out
 
@@ -305,7 +203,7 @@ def _turned(a: Facts, b: Facts) -> list[Difference]:
             out.append(
                 Difference(
                     "role",
-                    f"{_join(undergoes)} undergoes '{verb}' in one text, does it in the other",
+                    f"{listed(undergoes)} undergoes '{verb}' in one text, does it in the other",
                 )
             )
     return out
@@ -345,7 +243,7 @@ def _new_owned(a: Facts, b: Facts) -> list[Difference]:
     known = a.names | {"user", a.initial} - {""}
     relations = tables.word_set("relations")
     return [
-        Difference("owner", f"'{thing}' of {_join(owners & known)} in one text only")
+        Difference("owner", f"'{thing}' of {listed(owners & known)} in one text only")
         for thing, owners in sorted(b.owners.items())
         if thing in relations and owners & known and not a.owners.get(thing, frozenset()) & owners
     ]
@@ -358,7 +256,7 @@ def _subject_mods(a: Facts, b: Facts) -> list[Difference]:
     return [
         Difference(
             "modifier",
-            f"'{noun}' is {_join(a.subject_mods[noun] ^ b.subject_mods[noun])} in one text only",
+            f"'{noun}' is {listed(a.subject_mods[noun] ^ b.subject_mods[noun])} in one text only",
         )
         for noun in sorted(a.subject_mods.keys() & b.subject_mods.keys())
         if noun in relations
@@ -374,7 +272,7 @@ def _directions(a: Facts, b: Facts) -> list[Difference]:
         ours = {d for v, d in a.directions if v == verb}
         theirs = {d for v, d in b.directions if v == verb}
         if ours - theirs and theirs - ours:
-            out.append(Difference("role", f"'{verb}' {_join(ours)} / {_join(theirs)}"))
+            out.append(Difference("role", f"'{verb}' {listed(ours)} / {listed(theirs)}"))
     return out
 
 
@@ -422,10 +320,10 @@ def _sentence_order(f: Facts, first: str, second: str) -> tuple[int, bool] | Non
 
 
 def _coverage(a: Facts, b: Facts, cover: Cover) -> list[Difference]:
-    forward = _uncovered(a, b)
+    forward = uncovered(a, b)
     if not forward or cover == "newer":
         return forward + _verbs(b, a)  # b says all a says: it adds no relation of its own
-    backward = _uncovered(b, a)
+    backward = uncovered(b, a)
     if not backward:
         return _verbs(a, b)
     if all(d.item in a.adjuncts for d in forward) and all(d.item in b.adjuncts for d in backward):
@@ -435,7 +333,7 @@ def _coverage(a: Facts, b: Facts, cover: Cover) -> list[Difference]:
     return forward
 
 
-def _uncovered(a: Facts, b: Facts) -> list[Difference]:
+def uncovered(a: Facts, b: Facts) -> list[Difference]:
     """What ``a`` says that ``b`` does not: values, names, content words and verbs."""
     out = []
     mine = b.value_idents
@@ -451,7 +349,7 @@ def _uncovered(a: Facts, b: Facts) -> list[Difference]:
     for name in sorted(a.names - b.names):
         if stem(name) not in b.every_stem and not any(abbreviates(name, o) for o in b.names):
             others = sorted(b.names - a.names)
-            shown = f"'{name}'" + (f" / {_join(others)}" if others else " in one text only")
+            shown = f"'{name}'" + (f" / {listed(others)}" if others else " in one text only")
             out.append(Difference("name", shown, name, added=not others))
     for word in sorted(a.content):
         if stem(word) not in b.every_stem:
@@ -488,9 +386,9 @@ def _value_difference(value: Value, others: tuple[Value, ...]) -> Difference:
     alike = [o for o in others if o.kind == value.kind and o.anchor == value.anchor]
     alike = alike or [o for o in others if o.kind == value.kind]
     if alike:
-        return Difference(value.kind, f"'{value.show()}' / {_join(o.show() for o in alike)}")
+        return Difference(value.kind, f"'{value.show()}' / {listed(o.show() for o in alike)}")
     return Difference(value.kind, f"'{value.show()}' in one text only", added=True)
 
 
-def _join(items: Iterable[str]) -> str:
+def listed(items: Iterable[str]) -> str:
     return ", ".join(f"'{i}'" for i in sorted(set(items))) or "none"

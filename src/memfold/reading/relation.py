@@ -10,11 +10,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from memfold.reading.difference import (
-    new_value_only,
-    restatement_differences,
-    supersede_conflicts,
-)
+from memfold.reading.difference import supersede_conflicts
+from memfold.reading.restatement import new_value_only, restatement_differences
 from memfold.reading.supersede import supersede_evidence
 
 _WORDS = re.compile(r"\w+")
@@ -32,7 +29,7 @@ class Relation(Enum):
 @dataclass(frozen=True, slots=True)
 class Limits:
     """``max_additions``: details a restatement may add; ``swap_max``: see
-    ``difference.substitutions``; ``min_overlap``: see ``supersede.supersede_evidence``."""
+    ``restatement.substitutions``; ``min_overlap``: see ``supersede.supersede_evidence``."""
 
     max_additions: int
     swap_max: int

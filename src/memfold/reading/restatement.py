@@ -1,0 +1,124 @@
+"""Whether a newer text restates an older one, on their readings: it says all the older
+says, with no difference of fact (``difference.same_fact``), no word told in place of
+another (``substitutions``), no value where the older had words, and at most a detail or
+two more; and whether it differs only by new values (``new_value_only``: a changed value
+of one fact, told in the same words). Pure."""
+
+from __future__ import annotations
+
+from memfold.reading import tables
+from memfold.reading.difference import (
+    WORDING,
+    Difference,
+    additions,
+    listed,
+    same_fact,
+    uncovered,
+)
+from memfold.reading.facts import Facts, facts, stem
+
+_THINGS = frozenset(("N",))
+VALUE_KINDS = frozenset(
+    ("number", "ordinal", "money", "percent", "time", "date", "year", "weekday", "version", "name")
+)
+
+
+def restatement_differences(
+    older: str, newer: str, max_additions: int, swap_max: int, max_reworded: int | None = None
+) -> list[Difference]:
+    """Why ``newer`` is no restatement of ``older`` (empty: it is one). It must say all
+    the older says, with nothing that differs and at most ``max_additions`` details more;
+    where only wording differs, the judge decides, unless a word stands where the other
+    text has another ("allergic to peanuts" / "allergic to shellfish"). With
+    ``max_reworded``, at most that many of the older's words may be told in other words
+    (the offline judge's own reading, which knows no more synonyms than its tables)."""
+    found = same_fact(older, newer, "newer")
+    hard = [d for d in found if d.kind not in WORDING]
+    if hard:
+        return hard
+    swapped = substitutions(older, newer, swap_max)
+    if swapped:
+        return swapped
+    a, b = facts(older), facts(newer)
+    lost = [d.item for d in uncovered(a, b)]
+    added = uncovered(b, a)
+    valued = [d.detail for d in added if d.kind in VALUE_KINDS - {"name"}]
+    if lost and valued:
+        # A value where the older had words: "unlimited calls" / "capped at 1,000 calls".
+        return [Difference("value", f"{valued[0]} in place of {listed(lost)}")]
+    lost_things = [w for w in lost if not _is_verb(a, w)]
+    if len(lost_things) > len(added):
+        # Things the older names told in none of the newer's words: it says less. (A
+        # verb may go into a light one: "spends evenings reading" / "reads at night".)
+        return [Difference("word", f"{listed(lost_things)} in the older text only")]
+    if max_reworded is not None:
+        # The strict reading: only a verb or two told another way ("likes" / "enjoys"),
+        # each by a verb of the newer's own, and details added counted whole.
+        verbs = [d.item for d in added if _is_verb(b, d.item)]
+        if lost_things or len(lost) > max_reworded or len(lost) > len(verbs):
+            return [Difference("word", f"{listed(lost_things or lost)} told in other words")]
+        if len(added) - len(lost) > max_additions:
+            extra = len(added) - len(lost)
+            return [Difference("detail", f"{extra} details in the newer text only")]
+    extra = additions(older, newer)
+    if extra > max_additions:
+        return [Difference("detail", f"{extra} details in the newer text only")]
+    return []
+
+
+def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
+    """A noun or adjective of each text, neither in the other, standing in the same place
+    (the same head and relation), or as many such words on each side (at most
+    ``swap_max``) and the rest the same, or one word of any kind for one other: one slot
+    told two ways ("work laptop" / "personal laptop", "studied at" / "taught at"). A verb
+    among other rewording is the judge's to read ("uses Rust" / "prefers Rust for
+    systems work")."""
+    a, b = facts(older), facts(newer)
+    ours = sorted(w for w in a.content if stem(w) not in b.every_stem)
+    theirs = sorted(w for w in b.content if stem(w) not in a.every_stem)
+    ours += sorted(n for n in a.names - b.names if stem(n) not in b.every_stem)
+    theirs += sorted(n for n in b.names - a.names if stem(n) not in a.every_stem)
+    agreeing = tables.pairs("antonyms")
+    out = [
+        Difference("word", f"'{x}' / '{y}' in the same place", stem(y))
+        for x in ours
+        for y in theirs
+        if any(s[2] in _THINGS for s in a.slots.get(stem(x), set()) & b.slots.get(stem(y), set()))
+        and frozenset((x, y)) not in agreeing
+    ]
+    if not out and ours and theirs and len(ours) == len(theirs) <= swap_max:
+        things = all(_is_thing(a, x) for x in ours) and all(_is_thing(b, y) for y in theirs)
+        if things or len(ours) == 1:
+            swapped = " ".join(stem(y) for y in theirs)
+            out.append(Difference("word", f"{listed(ours)} / {listed(theirs)}: swapped", swapped))
+    return out
+
+
+def _is_verb(f: Facts, item: str) -> bool:
+    return any(slot[2] == "VERB" for slot in f.slots.get(item, ()))
+
+
+def _is_thing(f: Facts, word: str) -> bool:
+    return word in f.names or any(slot[2] == "N" for slot in f.slots.get(stem(word), ()))
+
+
+def new_value_only(older: str, newer: str, swap_max: int) -> bool:
+    """``newer`` differs from ``older`` only by new values in place of the older's
+    ("The user's rent is $1,200" / "The user's rent is now $1,350"): a changed value of one
+    fact, told in the same words."""
+    found = same_fact(older, newer, "newer")
+    kinds = [d for d in found if d.kind not in WORDING]
+    return (
+        bool(kinds)
+        and all(d.kind in VALUE_KINDS and not d.added for d in kinds)
+        and not [
+            d
+            for d in substitutions(older, newer, swap_max)
+            if not set(d.item.split()) <= _cue_stems()  # "set to" / "raised to" is the cue
+        ]
+    )
+
+
+def _cue_stems() -> set[str]:
+    names = ("change_cues", "value_change_verbs")
+    return {stem(w) for t in names for e in tables.entries(t) for w in e.words}
