@@ -78,3 +78,42 @@ def test_an_extract_may_leave_facts_out() -> None:
     turns = ["I owe my cousin 300 cedis for the bus fare, and I love chess."]
     assert check("The user owes their cousin 300 cedis.", turns, keep_all=False) == []
     assert check("The user owes their cousin 300 cedis.", turns, keep_all=True) != []
+
+
+@pytest.mark.parametrize(
+    ("result", "sources", "seen"),
+    [
+        (
+            "Tobi chairs the board meeting this week; Mara wrote the agenda.",
+            ["Mara is chairing the board meeting this week.", "Tobi wrote the agenda."],
+            "the subject of 'chair'",
+        ),
+        (
+            "The reading group is reading Emma this month; Kim chose the next novel, Dune.",
+            ["The reading group is reading Dune this month.", "Kim chose the next novel, Emma."],
+            "the object of 'read'",
+        ),
+    ],
+)
+def test_a_name_put_in_another_names_place_is_seen(
+    result: str, sources: list[str], seen: str
+) -> None:
+    problems = check(result, sources, keep_all=False)
+    assert any(seen in p for p in problems), problems
+
+
+def test_a_pronoun_taken_for_a_person_is_no_evidence_of_a_swap() -> None:
+    sources = [
+        "My landlord Henrik agreed to fix the boiler.",
+        "The plumber he hired, Oskar, quoted 450 euros.",
+    ]
+    result = "Henrik will fix the boiler; Oskar, the plumber he hired, quoted 450 euros."
+    assert not [p for p in check(result, sources, keep_all=False) if "'hire'" in p]
+
+
+def test_a_particle_is_no_state() -> None:
+    sources = ["I owe my cousin Ama 300 cedis for the bus fare.", "I will pay it back this week."]
+    result = (
+        "The user owes their cousin Ama 300 cedis for the bus fare and will pay it back this week."
+    )
+    assert not [p for p in check(result, sources, keep_all=False) if "together" in p]

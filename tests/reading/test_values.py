@@ -21,6 +21,8 @@ def idents(text: str) -> list[tuple[str, str, str]]:
         ("The round raised $2.4 million.", "The round raised 2,400,000 dollars."),
         ("She runs three kilometres a day.", "She runs 3 km a day."),
         ("The call is at noon.", "The call is at 12 pm."),
+        ("The fund closed up 0.4pc.", "The fund closed up 0.4 percent."),
+        ("The laptop has 32gb of memory.", "The laptop has 32 GB of memory."),
     ],
 )
 def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:

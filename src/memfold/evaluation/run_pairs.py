@@ -95,7 +95,7 @@ def _check_state(mem: Memory, old_id: str, new_id: str, action: str, check: Stat
             check.contradiction_links += 1
 
 
-def _examples(pairs: list[Pair], outcomes: list[PairOutcome], per: int = 5) -> list[JSONDict]:
+def _examples(pairs: list[Pair], outcomes: list[PairOutcome], per: int = 25) -> list[JSONDict]:
     """A few must-not-merge pairs that were merged anyway, to read by hand (a DELETE on a
     contradiction is the intended handling, so it is not an example of a mistake)."""
     bad = [

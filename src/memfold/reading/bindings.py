@@ -24,7 +24,7 @@ from itertools import combinations
 
 from memfold.reading import tables
 from memfold.reading.facts import PRONOUNS, Facts, facts, norm, stem
-from memfold.reading.model import Reading
+from memfold.reading.model import Reading, Word
 from memfold.reading.parser import read
 
 _SEGMENT_MARKS = frozenset((";", ",", ":", "—", "–", "(", ")"))
@@ -213,6 +213,7 @@ def _roles(out: Facts, held: list[Facts]) -> list[str]:
     """Each verb of the result has a subject some source gives that verb."""
     problems = []
     known = _participants(held)
+    names = set().union(*(f.names for f in held)) if held else set()
     light = tables.word_set("light_verbs")
     for verb, args in out.clauses:
         if verb in light:
@@ -222,9 +223,29 @@ def _roles(out: Facts, held: list[Facts]) -> list[str]:
         # A swap: the sources' subject of the verb is now its object ("Kofi's cousin owes
         # him"); a subject that is simply not named ("the studio is starting") is none.
         swapped = any(t & objects for t in theirs)
-        if theirs and swapped and args & known and not any(args & t for t in theirs):
+        # Or one named person in another's place: "Raj hosts" where the sources have
+        # Lena host (and Raj pick the book).
+        guessed = verb in out.guessed or any(verb in f.guessed for f in held)
+        named = not guessed and bool(args & names) and all(t & names for t in theirs)
+        if theirs and (swapped or named) and args & known and not any(args & t for t in theirs):
             problems.append(
                 f"result makes {', '.join(sorted(args))} the subject of '{verb}'; "
+                f"the sources say {', '.join(sorted(set().union(*theirs)))}"
+            )
+    return problems + _named_objects(out, held, names)
+
+
+def _named_objects(out: Facts, held: list[Facts], names: set[str]) -> list[str]:
+    """A name as the object of a verb whose object every source names otherwise:
+    "is reading Piranesi" where the sources read Middlemarch (and pick Piranesi)."""
+    problems = []
+    for (verb, role), args in sorted(out.roles.items()):
+        theirs = [f.roles[(verb, role)] for f in held if (verb, role) in f.roles]
+        if role != "object" or verb in tables.word_set("light_verbs") or not theirs:
+            continue
+        if args & names and all(t & names for t in theirs) and not any(args & t for t in theirs):
+            problems.append(
+                f"result makes {', '.join(sorted(args))} the object of '{verb}'; "
                 f"the sources say {', '.join(sorted(set().union(*theirs)))}"
             )
     return problems
@@ -285,7 +306,9 @@ def _states_bound(result: str, held: list[Facts]) -> list[str]:
         marked = [
             w
             for w in words
-            if (w.lemma in states or w.low in states or w.dep == "neg") and w.pos != "ADP"
+            if (w.lemma in states or w.low in states or w.dep == "neg")
+            and w.pos != "ADP"
+            and not _says_how(reading, w)
         ]
         if not marked:
             continue
@@ -304,6 +327,13 @@ def _states_bound(result: str, held: list[Facts]) -> list[str]:
                     "which no source does"
                 )
     return problems
+
+
+def _says_how(reading: Reading, word: Word) -> bool:
+    """A particle or adverb of a verb other than "be" says how the verb goes ("pay it
+    back", "call back"), not a state ("is back")."""
+    head = reading.words[word.head]
+    return word.dep in ("prt", "advmod") and head.pos == "VERB" and head.lemma != "be"
 
 
 def _new_words(out: Facts, held: list[Facts], max_words: int, max_nouns: int) -> list[str]:

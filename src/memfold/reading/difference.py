@@ -46,7 +46,14 @@ def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Differenc
     newer text must say all the older says (it may add detail); with ``"either"`` one of
     the two must say all the other says."""
     a, b = facts(older), facts(newer)
-    found = [*_polarity(a, b), *_modifiers(a, b), *_owners(a, b), *_roles(a, b), *_order(a, b)]
+    found = [
+        *_polarity(a, b),
+        *_certainty(a, b),
+        *_modifiers(a, b),
+        *_owners(a, b),
+        *_roles(a, b),
+        *_order(a, b),
+    ]
     found += [*_new_owned(a, b), *_new_owned(b, a), *_subject_mods(a, b), *_contrasts(a, b)]
     found += _directions(a, b) + _new_actors(a, b) + _new_actors(b, a)
     found += _coverage(a, b, cover)
@@ -74,7 +81,7 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     events at different times."""
     a, b = facts(older), facts(newer)
     found = [*_modifiers(a, b), *_owners(a, b), *_roles(a, b, ("subject",)), *_persons(a, b)]
-    found += _directions(a, b)
+    found += _directions(a, b) + _subject_names(a, b)
     dates_a = {v.key for v in a.values if v.kind in _DATED}
     dates_b = {v.key for v in b.values if v.kind in _DATED}
     if a.past and b.past and _other_time(a, b):
@@ -107,14 +114,24 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
     for pair in tables.pairs("antonyms"):
         x, y = sorted(pair)
         for p, q, one, two in ((x, y, a, b), (y, x, a, b)):
-            if stem(p) not in one.every_stem or stem(q) not in two.every_stem:
-                continue
-            if stem(q) in one.every_stem:
+            if stem(p) not in one.unnamed_stems or stem(q) not in two.unnamed_stems:
+                continue  # "came back" against "gone"; not "back pain"
+            if stem(q) in one.unnamed_stems:
                 continue
             # "does not like" says what "dislikes" says: a negated antonym agrees.
             if (p in one.negated) == (q in two.negated):
                 out.append(Difference("polarity", f"'{x}' against '{y}'"))
     return out
+
+
+def _certainty(a: Facts, b: Facts) -> list[Difference]:
+    """A statement both make, hedged in one only: "may have been a pioneer" / "was a
+    pioneer" (``data/hedges.txt``)."""
+    return [
+        Difference("certainty", f"'{word}' is hedged in one text only")
+        for word in sorted(a.hedged ^ b.hedged)
+        if stem(word) in a.every_stem and stem(word) in b.every_stem
+    ]
 
 
 def _modifiers(a: Facts, b: Facts) -> list[Difference]:
@@ -133,6 +150,18 @@ def _persons(a: Facts, b: Facts) -> list[Difference]:
     ours, theirs = _subject_persons(a), _subject_persons(b)
     if ours and theirs and not ours & theirs:
         return [Difference("person", f"about {listed(ours)} / {listed(theirs)}")]
+    return []
+
+
+def _subject_names(a: Facts, b: Facts) -> list[Difference]:
+    """A name in the older's subject that the newer never says, where the newer names
+    another: "The Nasdaq index fell 23 points" / "The S&P 500 index gave up 12 points"."""
+    keys = [set(key.split()) for _, subjects in a.clauses for key in subjects]
+    named = {n for n in a.names if any(set(n.split()) <= key for key in keys)}
+    gone = sorted(n for n in named if not {stem(w) for w in n.split()} & b.every_stem)
+    others = sorted(b.names - a.names)
+    if gone and others:
+        return [Difference("role", f"about {listed(gone)} / {listed(others)}")]
     return []
 
 
@@ -266,13 +295,21 @@ def _subject_mods(a: Facts, b: Facts) -> list[Difference]:
 
 
 def _directions(a: Facts, b: Facts) -> list[Difference]:
-    """One verb going two ways: "moved out of the flat" / "moved into the flat"."""
+    """One verb going two ways ("moved out of the flat" / "moved into the flat"), or one
+    place gone to in one text and come from in the other ("taken to hospital" /
+    "released from hospital")."""
     out = []
     for verb in sorted({v for v, _ in a.directions} & {v for v, _ in b.directions}):
         ours = {d for v, d in a.directions if v == verb}
         theirs = {d for v, d in b.directions if v == verb}
         if ours - theirs and theirs - ours:
             out.append(Difference("role", f"'{verb}' {listed(ours)} / {listed(theirs)}"))
+    for place in sorted({p for p, _ in a.ends} & {p for p, _ in b.ends}):
+        ours = {e for p, e in a.ends if p == place}
+        theirs = {e for p, e in b.ends if p == place}
+        if ours != theirs and len(ours) == len(theirs) == 1:
+            (x,), (y,) = ours, theirs
+            out.append(Difference("role", f"{x} '{place}' / {y} '{place}'"))
     return out
 
 

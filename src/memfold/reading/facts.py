@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import snowballstemmer
 
@@ -21,6 +21,7 @@ _THIRD_PRONOUNS = frozenset(("he", "him", "his", "she", "her", "hers"))
 PRONOUNS = frozenset(("they", "them", "their", "theirs", "it", "its"))
 _THING_POSSESSIVES = frozenset(("its", "their"))
 _NOUNS = ("NOUN", "PROPN")
+_DETERMINERS = frozenset(("det", "poss", "nummod"))
 _WHICH = ("compound", "amod")  # the words that say which one a noun names
 _WHEN = ("date", "year", "weekday", "time")
 _MODIFIER_DEPS = frozenset(("amod", "compound", "nmod", "poss"))
@@ -32,6 +33,10 @@ _OBJECT_DEPS = frozenset(("dobj", "nsubjpass", "dative", "attr", "oprd", "acomp"
 _CONTENT_POS = frozenset(("NOUN", "VERB", "ADJ", "PROPN"))
 # Which way a verb goes ("moved out of" / "moved into"): closed-class particles.
 _DIRECTIONS = frozenset(("in", "into", "out", "from", "to", "onto", "off", "up", "down", "away"))
+_TOWARD = {"into": "to", "onto": "to"}  # "flew into Lisbon" goes where "flew to" goes
+_ENDS = {"to": "to", "into": "to", "onto": "to", "from": "from", "off": "from", "out": "from"}
+# What a value is called as an argument.
+VALUE_KEY = "#value"
 _STEM = snowballstemmer.stemmer("english")
 
 
@@ -68,9 +73,31 @@ class Facts:
     poses: tuple[str, ...] = ()
     deps: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    heads: tuple[int, ...] = ()
     # (head, direction) for each directional particle or preposition of a verb or noun
     # ("moved out of", "the train to Porto").
     directions: frozenset[tuple[str, str]] = frozenset()
+    # (place, "to" or "from") for each thing something goes to or comes from ("taken to
+    # hospital" / "released from hospital").
+    ends: frozenset[tuple[str, str]] = frozenset()
+    # The words whose statement is hedged ("may have been", "perhaps moved").
+    hedged: frozenset[str] = frozenset()
+    # The verbs whose subject is "he" or "she", taken for the text's person: a guess.
+    guessed: frozenset[str] = frozenset()
+
+    @cached_property
+    def unnamed_stems(self) -> frozenset[str]:
+        """The stems of the words that name no thing ("back" in "came back", "indoors";
+        not "their back" or "a back brace"), lemma and spelling."""
+        determined = {
+            h for h, dep in zip(self.heads, self.deps, strict=True) if dep in _DETERMINERS
+        }
+        return frozenset(
+            stem(norm(w))
+            for i, (lemma, low) in enumerate(zip(self.lemmas, self.lows, strict=True))
+            if i not in determined and self.deps[i] != "compound"
+            for w in (lemma, low)
+        )
 
     @property
     def value_idents(self) -> frozenset[tuple[str, str, str]]:
@@ -87,13 +114,14 @@ def facts_of(reading: Reading) -> Facts:
     words = reading.words
     found, used = values(reading)
     chains = _name_chains(words, used)
-    key = _Keys(words, chains)
+    key = _Keys(words, chains, used)
     owners: dict[str, set[str]] = defaultdict(set)
     roles: dict[tuple[str, str], set[str]] = defaultdict(set)
     subjects: dict[int, set[str]] = defaultdict(set)
     negated: set[str] = set()
     modifiers: set[tuple[str, str]] = set()
     passive: set[int] = set()
+    guessed: set[str] = set()
     temporal = tables.word_set("temporal_modifiers")
     denials = tables.word_set("denials")
     for i, word in enumerate(words):
@@ -142,6 +170,8 @@ def facts_of(reading: Reading) -> Facts:
             roles[(norm(words[at].lemma), role)].add(key.of(i))
             if role == "subject":
                 subjects[at].add(key.of(i))
+                if word.low in _THIRD_PRONOUNS:
+                    guessed.add(norm(words[at].lemma))
     content: set[str] = set()
     slots: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
     nouns: set[str] = set()
@@ -211,14 +241,39 @@ def facts_of(reading: Reading) -> Facts:
         poses=tuple(w.pos for w in words),
         deps=tuple(w.dep for w in words),
         tags=tuple(w.tag for w in words),
+        heads=tuple(w.head for w in words),
         directions=frozenset(
-            (norm(words[w.head].lemma), w.low)
+            (norm(words[w.head].lemma), _TOWARD.get(w.low, w.low))
             for w in words
             if w.low in _DIRECTIONS
             and w.dep in ("prt", "prep")
             and words[w.head].pos in ("VERB", "NOUN")
         ),
+        ends=_ends(words),
+        guessed=frozenset(guessed),
+        hedged=frozenset(
+            norm(words[w.head].lemma)
+            for w in words
+            if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
+        ),
     )
+
+
+def _ends(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:
+    """Where things go to and come from: the object of "to", "into", "onto" or of "from",
+    "off", "out of"."""
+    out = set()
+    for w in words:
+        if w.dep != "pobj":
+            continue
+        prep = words[w.head]
+        way = prep.low
+        if way == "of" and words[prep.head].low == "out":
+            way = "out"
+        end = _ENDS.get(way)
+        if end is not None:
+            out.add((norm(w.lemma), end))
+    return frozenset(out)
 
 
 def _slot(words: tuple[Word, ...], i: int) -> tuple[str, str, str]:
@@ -400,12 +455,14 @@ def _chain_start(chains: dict[int, str], i: int) -> bool:
 
 
 class _Keys:
-    """What an argument is called when facts are compared: a whole name, "user" for the
-    user's own pronouns, the text's named person for "he"/"her", else the word's lemma."""
+    """What an argument is called when facts are compared: a whole name, a value as one
+    key, "user" for the user's own pronouns, the text's named person for "he"/"her",
+    else the word's lemma."""
 
-    def __init__(self, words: tuple[Word, ...], chains: dict[int, str]) -> None:
+    def __init__(self, words: tuple[Word, ...], chains: dict[int, str], valued: set[int]) -> None:
         self.words = words
         self.chains = chains
+        self.valued = valued
         subjects = [
             chains.get(i, "user")
             for i, w in enumerate(words)
@@ -417,6 +474,8 @@ class _Keys:
         word = self.words[i]
         if i in self.chains:
             return self.chains[i]
+        if i in self.valued:
+            return VALUE_KEY  # values are compared as values ("is $1,200" / "is $1,350")
         low = word.low
         if low in _RELATIVE and self.words[word.head].dep == "relcl":
             return self.of(self.words[word.head].head)  # "the laptop, which runs Ubuntu"

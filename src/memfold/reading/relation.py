@@ -54,6 +54,10 @@ def same_words(a: str, b: str) -> bool:
     return _WORDS.findall(a.lower()) == _WORDS.findall(b.lower())
 
 
+def _asks(text: str) -> bool:
+    return text.rstrip().rstrip("\"')»”’ ").endswith("?")
+
+
 def relate(older: str, newer: str, limits: Limits) -> PairReading:
     """How ``newer`` stands to ``older`` (see the module docstring)."""
     if same_words(older, newer):
@@ -61,7 +65,7 @@ def relate(older: str, newer: str, limits: Limits) -> PairReading:
     conflicts = supersede_conflicts(older, newer)
     if conflicts:
         return PairReading(Relation.OTHER, f"about another thing ({conflicts[0]})")
-    if older.rstrip().endswith("?") != newer.rstrip().endswith("?"):
+    if _asks(older) != _asks(newer):
         return PairReading(Relation.OTHER, "a question and a statement")
     bounds = (limits.max_additions, limits.swap_max, limits.max_reworded)
     forward = restatement_differences(older, newer, *bounds)

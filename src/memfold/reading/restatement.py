@@ -18,6 +18,7 @@ from memfold.reading.difference import (
 from memfold.reading.facts import Facts, facts, stem
 
 _THINGS = frozenset(("N",))
+_FINITE = {"VBD": "past", "VBZ": "present", "VBP": "present"}
 VALUE_KINDS = frozenset(
     ("number", "ordinal", "money", "percent", "time", "date", "year", "weekday", "version", "name")
 )
@@ -55,8 +56,16 @@ def restatement_differences(
         # The strict reading: only a verb or two told another way ("likes" / "enjoys"),
         # each by a verb of the newer's own, and details added counted whole.
         verbs = [d.item for d in added if _is_verb(b, d.item)]
-        if lost_things or len(lost) > max_reworded or len(lost) > len(verbs):
+        unmatched = _counterparts(a, lost, b, verbs)
+        if lost_things or len(lost) > max_reworded or unmatched:
             return [Difference("word", f"{listed(lost_things or lost)} told in other words")]
+        if len(b.clauses) > len(a.clauses):
+            # A clause of its own is a statement more ("..., they are attacking us"),
+            # not a detail of the older's.
+            return [Difference("detail", "a clause the older lacks")]
+        strict = _tenses(a, b) + _negations(a, b)
+        if strict:
+            return strict
         if len(added) - len(lost) > max_additions:
             extra = len(added) - len(lost)
             return [Difference("detail", f"{extra} details in the newer text only")]
@@ -94,6 +103,54 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     return out
 
 
+def _counterparts(a: Facts, lost: list[str], b: Facts, verbs: list[str]) -> list[str]:
+    """The older's verbs (stems) told by no verb of the newer about the same subject or
+    object ("uses Rust" / "prefers Rust": Rust; "he said" / "water is left": none)."""
+    free = list(verbs)
+    unmatched = []
+    for verb in lost:
+        ours = _arguments(a, verb)
+        match = next((v for v in free if ours & _arguments(b, v)), None)
+        if match is None:
+            unmatched.append(verb)
+        else:
+            free.remove(match)
+    return unmatched
+
+
+def _arguments(f: Facts, verb: str) -> set[str]:
+    """Who or what verb ``verb`` (a stem) is about: its subjects' and objects' keys."""
+    return {key for (v, _), keys in f.roles.items() if stem(v) == verb for key in keys}
+
+
+def _tenses(a: Facts, b: Facts) -> list[Difference]:
+    """A verb both texts use, in the past in one and the present in the other ("opens
+    this weekend" / "opened over the weekend")."""
+    ours, theirs = _finite(a), _finite(b)
+    return [
+        Difference("tense", f"'{verb}' {ours[verb]} / {theirs[verb]}")
+        for verb in sorted(ours.keys() & theirs.keys())
+        if ours[verb] != theirs[verb]
+    ]
+
+
+def _finite(f: Facts) -> dict[str, str]:
+    """Each verb told in one finite tense only: its lemma, "past" or "present"."""
+    tenses: dict[str, set[str]] = {}
+    for lemma, pos, tag in zip(f.lemmas, f.poses, f.tags, strict=True):
+        if pos == "VERB" and tag in _FINITE:
+            tenses.setdefault(lemma, set()).add(_FINITE[tag])
+    return {verb: next(iter(t)) for verb, t in tenses.items() if len(t) == 1}
+
+
+def _negations(a: Facts, b: Facts) -> list[Difference]:
+    """A negation of the older told in other words ("were not to blame" / "declined to
+    name") is more than the strict reading can tell; one the newer adds on a word of its
+    own is a detail ("likes coffee but not tea")."""
+    lost = sorted(w for w in a.negated - b.negated if stem(w) not in b.every_stem)
+    return [Difference("polarity", f"'{w}' is negated in the older text only") for w in lost]
+
+
 def _is_verb(f: Facts, item: str) -> bool:
     return any(slot[2] == "VERB" for slot in f.slots.get(item, ()))
 
@@ -108,14 +165,20 @@ def new_value_only(older: str, newer: str, swap_max: int) -> bool:
     fact, told in the same words."""
     found = same_fact(older, newer, "newer")
     kinds = [d for d in found if d.kind not in WORDING]
-    return (
-        bool(kinds)
-        and all(d.kind in VALUE_KINDS and not d.added for d in kinds)
-        and not [
-            d
-            for d in substitutions(older, newer, swap_max)
-            if not set(d.item.split()) <= _cue_stems()  # "set to" / "raised to" is the cue
-        ]
+    if not kinds or not all(d.kind in VALUE_KINDS and not d.added for d in kinds):
+        return False
+    a, b = facts(older), facts(newer)
+    cues = _cue_stems()
+    # The older's other words kept, but for a verb the cue takes the place of ("set to
+    # 20" / "raised to 22") and at most ``swap_max`` told another way ("the grocery
+    # order is delivered" / "the grocery delivery comes"); the newer may add when or why.
+    lost = [d.item for d in uncovered(a, b) if d.kind not in VALUE_KINDS]
+    added = [d.item for d in uncovered(b, a) if d.kind not in VALUE_KINDS]
+    changers = {stem(w) for e in tables.entries("value_change_verbs") for w in e.words}
+    told_by_cue = [w for w in lost if _is_verb(a, w)][: len([w for w in added if w in changers])]
+    return not (
+        len([w for w in lost if w not in told_by_cue and w not in cues]) > swap_max
+        or [d for d in substitutions(older, newer, swap_max) if not set(d.item.split()) <= cues]
     )
 
 

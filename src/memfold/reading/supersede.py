@@ -16,8 +16,10 @@ _DATED = ("year", "date")
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
 _NOUNS = frozenset(("NOUN", "PROPN"))
 _COMPARATIVES = frozenset(("JJR", "RBR"))
-# How far after a value-changing verb its "to", "from", "by" or value may stand.
-_VALUE_REACH = 10
+# How a value-changing verb takes its value for an object ("increased 5 %"), or names
+# the value it goes to ("raised to", "extended through").
+_VALUE_OBJECTS = frozenset(("dobj", "npadvmod", "attr"))
+_VALUE_PREPOSITIONS = frozenset(("to", "from", "by", "through", "until", "till"))
 # Verbs that say nothing of what they are about ("is", "has"): no attribute.
 _EMPTY_VERBS = frozenset(("be", "have"))
 
@@ -38,7 +40,7 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     """May ``newer`` retire ``older``? See the module docstring; the caller has checked
     ``supersede_conflicts``."""
     a, b = facts(older), facts(newer)
-    cues = sorted(change_cues(b) - change_cues(a))
+    cues = sorted(c for c in change_cues(b) - change_cues(a) if not _said_in(a, c))
     # A later date is evidence only beside another value that changed ("As of 2023, 12
     # agents" / "As of 2024, 15 agents"); alone it names another one ("the 2024 retreat").
     later = later_date(a, b) if _other_value_changed(a, b) else ""
@@ -68,20 +70,57 @@ def change_cues(f: Facts) -> set[str]:
                 if any(
                     seq[i : i + n] == entry.words
                     and _cue_at(f, i, n)
-                    and (not needs_value or _value_follows(f, i + n))
+                    and (not needs_value or _takes_value(f, i, n))
                     for i in range(len(seq) - n + 1)
                 ):
                     found.add(" ".join(entry.words))
     return found
 
 
-def _value_follows(f: Facts, start: int) -> bool:
-    """A "to", "from" or "by", or a value, within the next few words of one sentence."""
-    for j in range(start, min(len(f.lows), start + _VALUE_REACH)):
-        if f.lows[j] in (".", ";", "!", "?"):
-            return False
-        if f.lows[j] in ("to", "from", "by") or any(v.index == j for v in f.values):
+def _said_in(f: Facts, cue: str) -> bool:
+    """A one-word cue the older text already says in a word of the same meaning
+    ("were departing Wednesday" / "leave Sunday"): no change of what it says."""
+    synonyms = tables.group_of("synonyms")
+    if " " in cue or cue not in synonyms:
+        return False
+    return any(synonyms.get(lemma) == synonyms[cue] for lemma in f.lemmas)
+
+
+def _takes_value(f: Facts, start: int, n: int) -> bool:
+    """The verb at ``start`` (``n`` words) goes to, from or by something in the words
+    that hang on it, or takes a value for its object ("lowered the setting to 18 °C",
+    "cut by 10 %", "increased 5 %"; not "extending Tuesday's one percent rally to hit
+    its strongest level")."""
+    span = range(start, start + n)
+    counted = [v.index for v in f.values if f.deps[v.index] in ("nummod", "quantmod")]
+    valued = {v.index for v in f.values} | {f.heads[i] for i in counted}
+    for j in range(len(f.lows)):
+        if j in span or not _under(f, j, span):
+            continue
+        if f.lows[j] in _VALUE_PREPOSITIONS and f.deps[j] != "aux":
+            return True  # whatever the parse makes of it ("went up to $1,520": quantmod)
+        if f.deps[j] == "aux" and _value_object(f, f.heads[j], valued):
+            return True  # "to" read as a verb's: "moved it to alternate Sundays"
+        if f.heads[j] in span and f.deps[j] in _VALUE_OBJECTS and j in valued:
             return True
+    return False
+
+
+def _value_object(f: Facts, head: int, valued: set[int]) -> bool:
+    return any(
+        f.heads[j] == head and j != head and f.deps[j] in _VALUE_OBJECTS and j in valued
+        for j in range(len(f.heads))
+    )
+
+
+def _under(f: Facts, j: int, span: range) -> bool:
+    """Word ``j`` hangs, through its heads, on a word of ``span``."""
+    seen = set()
+    while j not in seen:
+        if j in span:
+            return True
+        seen.add(j)
+        j = f.heads[j]
     return False
 
 

@@ -20,6 +20,8 @@ _CLOCK_SUFFIX = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm|a\.m\.|p\.m\.)$")
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$")
 _VERSION = re.compile(r"^v?\d+(?:\.(?:\d+|x))+$|^v\d+$", re.IGNORECASE)
 _SUFFIXED = re.compile(r"^(\d+(?:\.\d+)?)([km])$")
+# A number with its unit written on ("0.13pc", "12gb"), where the tokenizer keeps them one.
+_GLUED = re.compile(r"^(\d+(?:\.\d+)?)([a-z%]+)$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _MERIDIEM = {"am": False, "a.m.": False, "pm": True, "p.m.": True}
 _DAY_PART = {"morning": False, "afternoon": True, "evening": True, "night": True}
@@ -122,6 +124,9 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             continue
         kind, key, span = found
         anchor = _anchor(words, span) if kind == "number" else ""
+        glued = _glued_unit(words[span[0]].low)
+        if kind == "number" and glued:
+            anchor = glued
         if kind == "number" and anchor in {"usd", "eur", "gbp"}:
             kind, key, anchor = "money", f"{anchor} {key}", ""
         elif kind == "number" and anchor == "percent":
@@ -273,10 +278,13 @@ def _number(words: tuple[Word, ...], i: int) -> tuple[float, list[int]] | None:
     low = word.low.replace(",", "")
     value: float | None = None
     suffixed = _SUFFIXED.match(low)
+    glued = _GLUED.match(low) if _glued_unit(low) else None
     if _DIGITS.match(word.low):
         value = float(low)
     elif suffixed:
         value = float(suffixed.group(1)) * _SCALE[suffixed.group(2)]
+    elif glued:
+        value = float(glued.group(1))
     elif word.pos == "NUM" and low in _SMALL and low != "a":
         value = float(_SMALL[low])
     if value is None:
@@ -309,6 +317,14 @@ def _is_year(words: tuple[Word, ...], i: int, number: float) -> bool:
         return True
     counted = after.tag == "NNS" or after.low in tables.group_of("units")
     return not counted
+
+
+def _glued_unit(low: str) -> str:
+    """The unit written on a number ("0.13pc" -> "percent"), if the units table knows it."""
+    glued = _GLUED.match(low)
+    if glued is None:
+        return ""
+    return tables.group_of("units").get(glued.group(2), "")
 
 
 def _anchor(words: tuple[Word, ...], span: list[int]) -> str:

@@ -1,0 +1,114 @@
+"""What the strict reading (the offline judge's) and the guards' readings refuse that
+wording alone would let through: a hedge, a place gone to or come from, a question, a
+clause more, another tense, a lost negation, another subject's name; and what a change
+cue is (texts written for these tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memfold.reading.difference import same_fact, supersede_conflicts
+from memfold.reading.facts import facts
+from memfold.reading.relation import Limits, Relation, relate
+from memfold.reading.restatement import new_value_only
+from memfold.reading.supersede import change_cues, supersede_evidence
+
+STRICT = Limits(max_additions=2, swap_max=2, min_overlap=0.5, max_reworded=2)
+
+
+def test_a_hedged_statement_is_not_the_statement() -> None:
+    found = same_fact("Mia may move to Oslo in spring.", "Mia is moving to Oslo in spring.")
+    assert any(d.kind == "certainty" for d in found), found
+    assert not same_fact("Mia might move to Oslo.", "Mia might move to Oslo in spring.", "newer")
+
+
+def test_a_place_gone_to_is_not_a_place_come_from() -> None:
+    older, newer = "Grandpa was taken to the hospital.", "Grandpa was released from the hospital."
+    assert any("hospital" in d.detail for d in supersede_conflicts(older, newer))
+    assert relate(older, newer, STRICT).relation is Relation.OTHER
+    assert not supersede_conflicts("Ana flew to Lisbon.", "Ana flew into Lisbon.")
+
+
+def test_a_question_in_quotes_is_still_a_question() -> None:
+    reading = relate("The user has a cat.", '"Does the user have a cat?"', STRICT)
+    assert reading.relation is Relation.OTHER
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # a clause of its own, not a detail of the older's
+        (
+            "The user rents a flat in Leeds.",
+            "The user rents a flat in Leeds and the landlord wants to sell it.",
+        ),
+        # one verb, another tense
+        ("The book club meets at Nadia's place.", "The book club met at Nadia's place."),
+        # the older's negation told in other words
+        ("Jun is not allowed to drive at night.", "Jun avoids driving at night."),
+        # a verb told by a verb about other things
+        ("Tomas said the rollout is paused.", "The rollout is paused, the logs show."),
+    ],
+)
+def test_the_strict_reading_leaves_what_it_cannot_tell(older: str, newer: str) -> None:
+    assert relate(older, newer, STRICT).relation not in (Relation.SAME, Relation.SAYS_MORE)
+
+
+def test_the_strict_reading_still_folds_a_verb_told_another_way() -> None:
+    reading = relate("The user uses Rust.", "The user prefers Rust for systems work.", STRICT)
+    assert reading.relation is Relation.SAYS_MORE
+    more = relate("The user likes coffee.", "The user likes coffee but not tea.", STRICT)
+    assert more.relation is Relation.SAYS_MORE
+
+
+def test_a_subject_named_otherwise_is_another_thing() -> None:
+    older, newer = "The Nasdaq index fell 23 points.", "The S&P 500 index gave up 12 points."
+    assert any("nasdaq" in d.detail for d in supersede_conflicts(older, newer))
+    assert not supersede_conflicts("Sam lives in Lyon.", "Sam moved to Berlin.")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "only"),
+    [
+        ("The user's rent is $1,200.", "The user's rent is now $1,350.", True),
+        ("The thermostat is set to 20.", "The thermostat was raised to 22.", True),
+        (
+            "The grocery order is delivered on Saturdays.",
+            "The grocery delivery now comes on Thursdays.",
+            True,
+        ),
+        ("The staging database cluster has 6 nodes.", "The team now rents 9 nodes.", False),
+    ],
+)
+def test_a_new_value_in_the_same_words(older: str, newer: str, only: bool) -> None:
+    assert new_value_only(older, newer, 2) is only
+
+
+@pytest.mark.parametrize(
+    ("text", "cues"),
+    [
+        ("After the renewal the rent went up to $1,520.", {"go up"}),
+        ("The club moved its sessions to alternate Sundays.", {"move"}),
+        ("Shares rose, extending Monday's two percent rally to hit a record.", set()),
+        ("The deadline was extended by two weeks.", {"extend"}),
+    ],
+)
+def test_a_value_changing_verb_needs_its_value(text: str, cues: set[str]) -> None:
+    assert change_cues(facts(text)) == cues
+
+
+def test_a_cue_the_older_already_says_is_no_change() -> None:
+    older = "The delegation was departing on Wednesday and arriving in Oslo on Friday."
+    newer = "The delegation arrives in Oslo on Friday and leaves on Sunday."
+    assert not supersede_evidence(older, newer, 0.5).found
+
+
+def test_an_antonym_is_read_only_where_it_names_no_thing() -> None:
+    assert same_fact("The captain was gone.", "The captain came back.")
+    found = same_fact("The user hurt their back.", "The user's headache is gone.")
+    assert not any(d.kind == "polarity" for d in found)
+
+
+def test_a_first_name_the_model_reads_as_an_adverb_is_a_subject() -> None:
+    assert facts("Raj hosts the book club this month.").names == {"raj"}
+    assert "now" not in facts("Now works at Stripe.").names
