@@ -7,7 +7,7 @@ from importlib import resources
 import pytest
 
 from memfold.reading import tables
-from memfold.reading.facts import stem
+from memfold.reading.keys import stem
 from memfold.reading.parser import read
 
 NAMES = sorted(

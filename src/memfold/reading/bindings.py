@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from memfold.reading import tables
-from memfold.reading.facts import PRONOUNS, Facts, facts, norm, stem
+from memfold.reading.facts import Facts, facts
+from memfold.reading.keys import PRONOUNS, norm, stem
 from memfold.reading.model import Reading, Word
 from memfold.reading.parser import read
 

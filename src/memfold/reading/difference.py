@@ -10,35 +10,20 @@ UPDATE); ``supersede_conflicts`` the test for a newer text replacing an older on
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal
 
 from memfold.reading import tables
-from memfold.reading.facts import Facts, facts, stem
+from memfold.reading.facts import Facts, facts
+from memfold.reading.keys import stem
+from memfold.reading.model import Difference, listed
+from memfold.reading.roles import owners, role_differences, roles
 from memfold.reading.values import Value
 
 Cover = Literal["newer", "either"]
 # Differences of wording alone: a word or a verb with no counterpart.
 WORDING = ("word", "relation")
-_COPULAS = frozenset(("be",))
 _DATED = ("date", "year")
-
-
-@dataclass(frozen=True, slots=True)
-class Difference:
-    """One difference, named for the log: ``kind`` and what was seen."""
-
-    kind: str
-    detail: str
-    # What differs, as the facts key it (a stem, a name, a value's key): for coverage.
-    item: str = ""
-    # A detail one text adds that the other has nothing in place of (no substitution):
-    # a fold that keeps both texts' details may still be one fact.
-    added: bool = False
-
-    def __str__(self) -> str:
-        return f"{self.kind}: {self.detail}"
 
 
 def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Difference]:
@@ -46,15 +31,7 @@ def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Differenc
     newer text must say all the older says (it may add detail); with ``"either"`` one of
     the two must say all the other says."""
     a, b = facts(older), facts(newer)
-    found = [
-        *_polarity(a, b),
-        *_certainty(a, b),
-        *_modifiers(a, b),
-        *_owners(a, b),
-        *_roles(a, b),
-        *_order(a, b),
-    ]
-    found += [*_new_owned(a, b), *_new_owned(b, a), *_subject_mods(a, b), *_contrasts(a, b)]
+    found = [*_polarity(a, b), *_certainty(a, b), *_modifiers(a, b), *role_differences(a, b)]
     found += _directions(a, b) + _new_actors(a, b) + _new_actors(b, a)
     found += _coverage(a, b, cover)
     return found
@@ -80,7 +57,7 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     its place: another subject, owner or relation, a temporal modifier, or two past
     events at different times."""
     a, b = facts(older), facts(newer)
-    found = [*_modifiers(a, b), *_owners(a, b), *_roles(a, b, ("subject",)), *_persons(a, b)]
+    found = [*_modifiers(a, b), *owners(a, b), *roles(a, b, ("subject",)), *_persons(a, b)]
     found += _directions(a, b) + _subject_names(a, b)
     dates_a = {v.key for v in a.values if v.kind in _DATED}
     dates_b = {v.key for v in b.values if v.kind in _DATED}
@@ -177,123 +154,6 @@ def _subject_persons(f: Facts) -> set[str]:
     return {s for _, subjects in f.clauses for s in subjects if s in people}
 
 
-def _owners(a: Facts, b: Facts) -> list[Difference]:
-    return [
-        Difference(
-            "owner",
-            f"whose '{thing}': {listed(a.owners[thing])} / {listed(b.owners[thing])}",
-        )
-        for thing in sorted(a.owners.keys() & b.owners.keys())
-        if a.owners[thing] != b.owners[thing]
-    ]
-
-
-def _roles(a: Facts, b: Facts, kinds: Iterable[str] = ("subject", "object")) -> list[Difference]:
-    out = []
-    if "subject" in kinds:
-        # Per clause: a verb both texts use must have, in some clause of each, one
-        # subject ("It is false that Mateus is ..." has "it" and "Mateus"). "X is Y"
-        # says what "Y is X" says: for a copula both sides count.
-        verbs = {v for v, _ in a.clauses} & {v for v, _ in b.clauses}
-        for verb in sorted(verbs):
-            left = [s for v, s in a.clauses if v == verb]
-            right = [s for v, s in b.clauses if v == verb]
-            objects = "object" in kinds
-            if not any(_clauses_meet(a, b, verb, x, y, objects) for x in left for y in right):
-                out.append(
-                    Difference(
-                        "role",
-                        f"the subject of '{verb}': {listed(set().union(*left))} / "
-                        f"{listed(set().union(*right))}",
-                    )
-                )
-    if "object" in kinds:
-        out += _turned(a, b) + _turned(b, a)
-        for verb, role in sorted(a.roles.keys() & b.roles.keys()):
-            if role != "object" or verb in _COPULAS:
-                continue
-            ours, theirs = a.roles[(verb, role)], b.roles[(verb, role)]
-            if not _args_meet(ours, theirs):
-                out.append(
-                    Difference("role", f"the object of '{verb}': {listed(ours)} / {listed(theirs)}")
-                )
-    return out
-
-
-def _turned(a: Facts, b: Facts) -> list[Difference]:
-    """What undergoes a verb in ``a`` does it in ``b``: "Paper is being cut with
-    scissors" / "Paper and scissors both cut"."""
-    out = []
-    for verb in sorted({v for v, r in a.roles if r == "object"} - _COPULAS):
-        undergoes = a.roles[(verb, "object")]
-        does = b.roles.get((verb, "subject"), frozenset())
-        did = a.roles.get((verb, "subject"), frozenset())
-        if does and _args_meet(undergoes, does) and not (did and _args_meet(did, does)):
-            out.append(
-                Difference(
-                    "role",
-                    f"{listed(undergoes)} undergoes '{verb}' in one text, does it in the other",
-                )
-            )
-    return out
-
-
-def _clauses_meet(
-    a: Facts, b: Facts, verb: str, left: frozenset[str], right: frozenset[str], objects: bool
-) -> bool:
-    """One subject; for a copula, "X is Y" also meets "Y is X" (both sides must, when
-    ``objects`` are compared: not for a supersede, where the value changes)."""
-    if _args_meet(left, right):
-        if verb not in _COPULAS or not objects:
-            return True
-        ours, theirs = a.roles.get((verb, "object")), b.roles.get((verb, "object"))
-        return not ours or not theirs or _args_meet(ours, theirs)
-    if verb not in _COPULAS:
-        return False
-    ours = a.roles.get((verb, "object"), frozenset())
-    theirs = b.roles.get((verb, "object"), frozenset())
-    return _args_meet(left, theirs) and _args_meet(ours, right)
-
-
-def _args_meet(left: Iterable[str], right: Iterable[str]) -> bool:
-    """Two argument sets name one thing: a shared key, or one key's words within the
-    other's ("answer" / "bullet-point answer"; not "billing service" / "auth service")."""
-    for x in left:
-        for y in right:
-            wx, wy = set(x.split()), set(y.split())
-            if x == y or wx <= wy or wy <= wx:
-                return True
-    return False
-
-
-def _new_owned(a: Facts, b: Facts) -> list[Difference]:
-    """``b`` gives a participant of ``a`` a thing ``a`` never names: "Anjali presents" /
-    "Anjali's manager presents" is about the manager."""
-    known = a.names | {"user", a.initial} - {""}
-    relations = tables.word_set("relations")
-    return [
-        Difference("owner", f"'{thing}' of {listed(owners & known)} in one text only")
-        for thing, owners in sorted(b.owners.items())
-        if thing in relations and owners & known and not a.owners.get(thing, frozenset()) & owners
-    ]
-
-
-def _subject_mods(a: Facts, b: Facts) -> list[Difference]:
-    """A subject both texts share, told apart by a modifier: "the user's manager" /
-    "the user's skip-level manager"."""
-    relations = tables.word_set("relations")
-    return [
-        Difference(
-            "modifier",
-            f"'{noun}' is {listed(a.subject_mods[noun] ^ b.subject_mods[noun])} in one text only",
-        )
-        for noun in sorted(a.subject_mods.keys() & b.subject_mods.keys())
-        if noun in relations
-        and a.subject_mods[noun] ^ b.subject_mods[noun]
-        and not (a.subject_mods[noun] ^ b.subject_mods[noun]) <= (a.every_stem & b.every_stem)
-    ]
-
-
 def _directions(a: Facts, b: Facts) -> list[Difference]:
     """One verb going two ways ("moved out of the flat" / "moved into the flat"), or one
     place gone to in one text and come from in the other ("taken to hospital" /
@@ -311,49 +171,6 @@ def _directions(a: Facts, b: Facts) -> list[Difference]:
             (x,), (y,) = ours, theirs
             out.append(Difference("role", f"{x} '{place}' / {y} '{place}'"))
     return out
-
-
-def _contrasts(a: Facts, b: Facts) -> list[Difference]:
-    """ "video calls over phone calls" / "phone calls over video calls"."""
-    return [
-        Difference("role", f"'{x}' {word} '{y}' turned around")
-        for x, word, y in sorted(a.contrasts)
-        if (y, word, x) in b.contrasts and (x, word, y) not in b.contrasts
-    ]
-
-
-def _order(a: Facts, b: Facts) -> list[Difference]:
-    """Two names in one sentence of each text, in the other order, with the same voice:
-    "Sofia mentors Daniel" / "Daniel mentors Sofia"."""
-    shared = (a.names & b.names) - a.adjuncts - b.adjuncts  # "For Python work, ..." aside
-    out = []
-    for first, second in _pairs_in_order(a, shared):
-        where_b = _sentence_order(b, first, second)
-        if where_b is None:
-            continue
-        sent_a = next(s for s, n in a.order if n == first)
-        if (sent_a in a.passive) != (where_b[0] in b.passive):
-            continue
-        if not where_b[1]:
-            out.append(Difference("role", f"'{first}' and '{second}' trade places"))
-    return out
-
-
-def _pairs_in_order(f: Facts, shared: frozenset[str]) -> list[tuple[str, str]]:
-    out = []
-    seen = [(s, n) for s, n in f.order if n in shared]
-    for i, (sent, first) in enumerate(seen):
-        out += [(first, second) for s2, second in seen[i + 1 :] if s2 == sent and second != first]
-    return out
-
-
-def _sentence_order(f: Facts, first: str, second: str) -> tuple[int, bool] | None:
-    """(sentence, ``first`` comes before ``second``) where both stand in one sentence."""
-    for sent in sorted({s for s, _ in f.order}):
-        names = [n for s, n in f.order if s == sent]
-        if first in names and second in names:
-            return sent, names.index(first) < names.index(second)
-    return None
 
 
 def _coverage(a: Facts, b: Facts, cover: Cover) -> list[Difference]:
@@ -425,7 +242,3 @@ def _value_difference(value: Value, others: tuple[Value, ...]) -> Difference:
     if alike:
         return Difference(value.kind, f"'{value.show()}' / {listed(o.show() for o in alike)}")
     return Difference(value.kind, f"'{value.show()}' in one text only", added=True)
-
-
-def listed(items: Iterable[str]) -> str:
-    return ", ".join(f"'{i}'" for i in sorted(set(items))) or "none"

@@ -1,8 +1,10 @@
 """One reading of a text: its words with their lemma, part of speech and dependency, as a
-parser gave them. Pure data; the parse itself is ``memfold.reading.parser``."""
+parser gave them; and a difference that a comparison of two readings names. Pure data;
+the parse itself is ``memfold.reading.parser``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -30,3 +32,23 @@ class Reading:
 
     text: str
     words: tuple[Word, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One difference, named for the log: ``kind`` and what was seen."""
+
+    kind: str
+    detail: str
+    # What differs, as the facts key it (a stem, a name, a value's key): for coverage.
+    item: str = ""
+    # A detail one text adds that the other has nothing in place of (no substitution):
+    # a fold that keeps both texts' details may still be one fact.
+    added: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.detail}"
+
+
+def listed(items: Iterable[str]) -> str:
+    return ", ".join(f"'{i}'" for i in sorted(set(items))) or "none"

@@ -7,15 +7,10 @@ of one fact, told in the same words). Pure."""
 from __future__ import annotations
 
 from memfold.reading import tables
-from memfold.reading.difference import (
-    WORDING,
-    Difference,
-    additions,
-    listed,
-    same_fact,
-    uncovered,
-)
-from memfold.reading.facts import Facts, facts, stem
+from memfold.reading.difference import WORDING, additions, same_fact, uncovered
+from memfold.reading.facts import Facts, facts
+from memfold.reading.keys import stem
+from memfold.reading.model import Difference, listed
 
 _THINGS = frozenset(("N",))
 _FINITE = {"VBD": "past", "VBZ": "present", "VBP": "present"}

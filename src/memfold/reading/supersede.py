@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memfold.reading import tables
-from memfold.reading.facts import Facts, facts, stem
+from memfold.reading.facts import Facts, facts
+from memfold.reading.keys import stem
 
 _DATED = ("year", "date")
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed

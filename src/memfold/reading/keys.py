@@ -1,0 +1,138 @@
+"""What words and arguments are called when readings are compared: a content word's
+one spelling and its stem, proper names (a chain of capitalized words, "Greg Holloway"),
+and each argument's key (a whole name, "user" for the user's own pronouns, a value as
+one key, "the billing service" for which one). Pure."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import snowballstemmer
+
+from memfold.reading import tables
+from memfold.reading.model import Word
+
+USER_PRONOUNS = frozenset(["i", "me", "my", "mine", "myself", "we", "us", "our", "ours"])
+# Singular third persons stand for the text's person; "they" may be things, so it stays.
+THIRD_PRONOUNS = frozenset(("he", "him", "his", "she", "her", "hers"))
+PRONOUNS = frozenset(("they", "them", "their", "theirs", "it", "its"))
+_THING_POSSESSIVES = frozenset(("its", "their"))
+WHICH = ("compound", "amod")  # the words that say which one a noun names
+_RELATIVE = frozenset(("which", "that", "who", "whom"))
+# What a value is called as an argument.
+VALUE_KEY = "#value"
+_STEM = snowballstemmer.stemmer("english")
+
+
+def norm(lemma: str) -> str:
+    """One spelling of a content word: lowercased, its synonym group's first word."""
+    low = lemma.lower()
+    return tables.group_of("synonyms").get(low, low)
+
+
+@lru_cache(maxsize=100_000)
+def stem(word: str) -> str:
+    """The stem that lets "manager" meet "manage" and "rented" meet "rent"."""
+    return str(_STEM.stemWord(word))
+
+
+def is_name(words: tuple[Word, ...], i: int) -> bool:
+    """A proper name: so tagged, or capitalized where a common word would not be (the
+    small model tags some first names as nouns: "Sofia mentors Daniel")."""
+    word = words[i]
+    if word.low == "user":
+        return False
+    if word.pos == "PROPN":
+        # A name has a capital or a digit somewhere ("iPhone", "k8s"); the small model
+        # tags some lowercase verbs as names ("Lena tutors Omar").
+        return any(c.isupper() or c.isdigit() for c in word.text)
+    if not word.text[:1].isupper() or word.pos not in ("NOUN", "ADJ", "VERB", "X"):
+        return False
+    first = i == 0 or words[i - 1].sent != word.sent or words[i - 1].text in ('"', "(", "'")
+    if not first:
+        return True
+    # A sentence-initial singular noun with no determiner reads as a name.
+    has_det = any(w.head == i and w.dep in ("det", "poss") for w in words)
+    return word.tag == "NN" and not has_det
+
+
+def name_chains(words: tuple[Word, ...], used: set[int]) -> dict[int, str]:
+    """Each word of a proper name mapped to the whole name ("Greg Holloway")."""
+    out: dict[int, str] = {}
+    i = 0
+    while i < len(words):
+        if i in used or not is_name(words, i):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(words) and j + 1 not in used and is_name(words, j + 1):
+            j += 1
+        name = " ".join(w.low for w in words[i : j + 1])
+        for k in range(i, j + 1):
+            out[k] = name
+        i = j + 1
+    return out
+
+
+def chain_start(chains: dict[int, str], i: int) -> bool:
+    return chains.get(i - 1) != chains[i]
+
+
+class Keys:
+    """What an argument is called when facts are compared: a whole name, a value as one
+    key, "user" for the user's own pronouns, the text's named person for "he"/"her",
+    else the word's lemma."""
+
+    def __init__(self, words: tuple[Word, ...], chains: dict[int, str], valued: set[int]) -> None:
+        self.words = words
+        self.chains = chains
+        self.valued = valued
+        subjects = [
+            chains.get(i, "user")
+            for i, w in enumerate(words)
+            if w.dep == "nsubj" and (i in chains or w.low in USER_PRONOUNS or w.lemma == "user")
+        ]
+        self.person = subjects[0] if subjects else next(iter(chains.values()), "")
+
+    def of(self, i: int) -> str:
+        word = self.words[i]
+        if i in self.chains:
+            return self.chains[i]
+        if i in self.valued:
+            return VALUE_KEY  # values are compared as values ("is $1,200" / "is $1,350")
+        low = word.low
+        if low in _RELATIVE and self.words[word.head].dep == "relcl":
+            return self.of(self.words[word.head].head)  # "the laptop, which runs Ubuntu"
+        if low in USER_PRONOUNS or word.lemma == "user":
+            return "user"
+        if low in THIRD_PRONOUNS:
+            return self.person or low
+        if low in _THING_POSSESSIVES and word.dep == "poss":
+            # "The company moved its headquarters": a possessive "its" or "their" stands
+            # for its clause's subject.
+            subject = self._clause_subject(i)
+            if subject is not None:
+                return self.of(subject)
+        mods = [j for j, w in enumerate(self.words) if w.head == i and j != i and w.dep in WHICH]
+        mods += [j for j, w in enumerate(self.words) if w.dep == "conj" and w.head in mods]
+        compounds = [norm(self.words[j].lemma) for j in sorted(mods)]
+        if compounds and word.pos == "NOUN":
+            # "the billing service", "the work laptop": which one, as the text says
+            return " ".join([*compounds, norm(word.lemma)])
+        if word.lemma in tables.word_set("general_nouns"):
+            # "a group of hikers": the hikers
+            for prep in (j for j, w in enumerate(self.words) if w.head == i and w.low == "of"):
+                for obj in (j for j, w in enumerate(self.words) if w.head == prep and j != prep):
+                    return self.of(obj)
+        return norm(word.lemma)
+
+    def _clause_subject(self, i: int) -> int | None:
+        """The nearest subject before word ``i`` in its sentence that is no pronoun."""
+        sent = self.words[i].sent
+        for j in range(i - 1, -1, -1):
+            w = self.words[j]
+            if w.sent != sent:
+                return None
+            if w.dep in ("nsubj", "nsubjpass") and w.low not in PRONOUNS:
+                return j
+        return None
