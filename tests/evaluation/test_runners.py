@@ -125,6 +125,21 @@ def test_cache_roundtrip(tmp_path: Path, embedder: LocalEmbedder) -> None:
     assert again.embed(["d e f"])[0] == pytest.approx(first[1])
 
 
+def test_two_runs_saving_one_cache_each_write_a_file_of_their_own(
+    tmp_path: Path, embedder: LocalEmbedder
+) -> None:
+    # Two evaluations started side by side: each saves through its own temporary file,
+    # so neither finds the other's half-written one; the last save wins whole.
+    one, two = CachingEmbedder(embedder, tmp_path), CachingEmbedder(embedder, tmp_path)
+    one.embed(["a b c"])
+    two.embed(["d e f"])
+    one.save()
+    two.save()
+    names = [p.name for p in tmp_path.iterdir()]
+    assert len(names) == 1 and ".tmp" not in names[0]
+    assert CachingEmbedder(embedder, tmp_path).missing(["d e f"]) == 0
+
+
 def test_results_json_is_serializable(tmp_path: Path) -> None:
     from memfold.evaluation.metrics import pair_metrics
 

@@ -8,6 +8,8 @@ Keys are sha256 of the exact text, one file per embedding model.
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -74,9 +76,16 @@ class CachingEmbedder:
         self.file.parent.mkdir(parents=True, exist_ok=True)
         keys = np.array(list(self._vectors), dtype="U64")
         matrix = np.stack(list(self._vectors.values())).astype(np.float32)
-        tmp = self.file.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=keys, vectors=matrix)
-        tmp.replace(self.file)  # atomic: a killed run never leaves a broken cache
+        # A file of this run's own, then an atomic rename: a killed run never leaves a
+        # broken cache, and two runs saving at once never write one file.
+        fd, name = tempfile.mkstemp(dir=self.file.parent, suffix=".tmp.npz")
+        tmp = Path(name)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                np.savez(out, keys=keys, vectors=matrix)
+            tmp.replace(self.file)
+        finally:
+            tmp.unlink(missing_ok=True)
         self._dirty = False
 
 

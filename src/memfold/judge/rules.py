@@ -27,6 +27,7 @@ from memfold.model import (
     PairLabel,
 )
 from memfold.policy import text as tx
+from memfold.reading.parser import read_many
 from memfold.reading.relation import Limits, PairReading, Relation, relate, same_words
 
 JUDGE_NAME = "rules"
@@ -67,6 +68,8 @@ class RuleJudge:
     # -- on save -------------------------------------------------------------------------
 
     def decide(self, items: Sequence[SaveItem]) -> list[Decision]:
+        # Every candidate may be read: parse them all in one batch.
+        read_many(t for item in items for t in (item.new.text, *_texts(item.candidates)))
         return [self._decide_one(item) for item in items]
 
     def _decide_one(self, item: SaveItem) -> Decision:
@@ -126,6 +129,7 @@ class RuleJudge:
     # -- batch review --------------------------------------------------------------------
 
     def classify(self, pairs: Sequence[PairInput]) -> list[PairVerdict]:
+        read_many(t for pair in pairs for t in (pair.a.text, pair.b.text))
         return [self._classify_one(pair) for pair in pairs]
 
     def _classify_one(self, pair: PairInput) -> PairVerdict:
@@ -170,6 +174,10 @@ class RuleJudge:
                 parts.append(memory.text.strip())
         text = "Summary: " + " | ".join(parts) if parts else None
         return TextResult(text, f"concatenation of {len(parts)} distinct memories", JUDGE_NAME)
+
+
+def _texts(candidates: Sequence[Candidate]) -> list[str]:
+    return [c.memory.text for c in candidates]
 
 
 def _decision(

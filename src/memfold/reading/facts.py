@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from memfold.reading import tables
+from memfold.reading import parser, tables
 from memfold.reading.keys import THIRD_PRONOUNS, WHICH, Keys, chain_start, name_chains, norm, stem
 from memfold.reading.model import Reading, Word
 from memfold.reading.parser import read
@@ -97,6 +97,13 @@ class Facts:
 def facts(text: str) -> Facts:
     """The facts of ``text`` (parsed once, see ``memfold.reading.parser``)."""
     return facts_of(read(text))
+
+
+def forget() -> None:
+    """Forget every text read and its facts (the parse model stays loaded): what a new
+    process knows."""
+    facts.cache_clear()
+    parser.forget()
 
 
 def facts_of(reading: Reading) -> Facts:

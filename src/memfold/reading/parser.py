@@ -58,6 +58,18 @@ def _load() -> Any:
     return _nlp
 
 
+def load() -> None:
+    """Load the model now rather than at the first read (a worker's start)."""
+    with _lock:
+        _load()
+
+
+def forget() -> None:
+    """Forget every reading; the model stays loaded."""
+    with _lock:
+        _cache.clear()
+
+
 def read(text: str) -> Reading:
     """The reading of ``text``, parsed now or found in the cache."""
     return read_many([text])[0]
