@@ -112,3 +112,15 @@ def test_an_antonym_is_read_only_where_it_names_no_thing() -> None:
 def test_a_first_name_the_model_reads_as_an_adverb_is_a_subject() -> None:
     assert facts("Raj hosts the book club this month.").names == {"raj"}
     assert "now" not in facts("Now works at Stripe.").names
+
+
+def test_a_name_under_a_negation_in_one_text_only_is_a_polarity_difference() -> None:
+    older, newer = (
+        "Mateo is a Real Madrid fan.",
+        "Mateo supports Sevilla and can't stand Real Madrid.",
+    )
+    assert any(d.kind == "polarity" for d in same_fact(older, newer)), same_fact(older, newer)
+    assert not any(
+        d.kind == "polarity"
+        for d in same_fact("Lena does not work at Google.", "Lena never worked at Google.")
+    )

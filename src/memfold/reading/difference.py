@@ -31,7 +31,8 @@ def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Differenc
     newer text must say all the older says (it may add detail); with ``"either"`` one of
     the two must say all the other says."""
     a, b = facts(older), facts(newer)
-    found = [*_polarity(a, b), *_certainty(a, b), *_modifiers(a, b), *role_differences(a, b)]
+    found = [*_polarity(a, b), *_denied_names(a, b), *_certainty(a, b), *_modifiers(a, b)]
+    found += role_differences(a, b)
     found += _directions(a, b) + _new_actors(a, b) + _new_actors(b, a)
     found += _coverage(a, b, cover)
     return found
@@ -99,6 +100,23 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
             if (p in one.negated) == (q in two.negated):
                 out.append(Difference("polarity", f"'{x}' against '{y}'"))
     return out
+
+
+def _denied_names(a: Facts, b: Facts) -> list[Difference]:
+    """A name both texts hold, the object of a negated verb in one only: "is a Chelsea
+    supporter" / "can't stand Chelsea"."""
+    ours, theirs = _denied(a), _denied(b)
+    return [
+        Difference("polarity", f"'{name}' is under a negation in one text only")
+        for name in sorted(a.names & b.names)
+        if (name in ours) != (name in theirs)
+    ]
+
+
+def _denied(f: Facts) -> set[str]:
+    """The names that are, or are part of, the object of a negated verb."""
+    keys = [set(k.split()) for verb in f.negated for k in f.roles.get((verb, "object"), ())]
+    return {name for name in f.names if any(set(name.split()) <= key for key in keys)}
 
 
 def _certainty(a: Facts, b: Facts) -> list[Difference]:
