@@ -27,6 +27,7 @@ from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import PRONOUNS, norm, stem
 from memfold.reading.model import Reading, Word
 from memfold.reading.parser import read
+from memfold.reading.predicates import moved_attributes
 
 _SEGMENT_MARKS = frozenset((";", ",", ":", "—", "–", "(", ")"))
 _CLAUSE_JOINS = frozenset(("and", "but", "while", "whereas"))
@@ -57,6 +58,7 @@ def binding_problems(
     problems += _polarity(out, held)
     if len(held) > 1:
         problems += _states_bound(result, held)
+        problems += moved_attributes(result, sources)
     problems += _new_words(out, held, max_new_words, max_new_nouns)
     return problems
 
