@@ -27,7 +27,9 @@ def restatement_differences(
     where only wording differs, the judge decides, unless a word stands where the other
     text has another ("allergic to peanuts" / "allergic to shellfish"). With
     ``max_reworded``, at most that many of the older's words may be told in other words
-    (the offline judge's own reading, which knows no more synonyms than its tables)."""
+    (the offline judge's own reading, which knows no more synonyms than its tables), and
+    the newer adds no clause, tells no shared verb in another tense and loses no
+    negation of the older's."""
     found = same_fact(older, newer, "newer")
     hard = [d for d in found if d.kind not in WORDING]
     if hard:
@@ -49,7 +51,8 @@ def restatement_differences(
         return [Difference("word", f"{listed(lost_things)} in the older text only")]
     if max_reworded is not None:
         # The strict reading: only a verb or two told another way ("likes" / "enjoys"),
-        # each by a verb of the newer's own, and details added counted whole.
+        # each by a verb of the newer's own about the same subject or object, and
+        # details added counted whole.
         verbs = [d.item for d in added if _is_verb(b, d.item)]
         unmatched = _counterparts(a, lost, b, verbs)
         if lost_things or len(lost) > max_reworded or unmatched:

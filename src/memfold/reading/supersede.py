@@ -100,7 +100,7 @@ def _takes_value(f: Facts, start: int, n: int) -> bool:
             continue
         if f.lows[j] in _VALUE_PREPOSITIONS and f.deps[j] != "aux":
             return True  # whatever the parse makes of it ("went up to $1,520": quantmod)
-        if f.deps[j] == "aux" and _value_object(f, f.heads[j], valued):
+        if f.lows[j] == "to" and f.deps[j] == "aux" and _value_object(f, f.heads[j], valued):
             return True  # "to" read as a verb's: "moved it to alternate Sundays"
         if f.heads[j] in span and f.deps[j] in _VALUE_OBJECTS and j in valued:
             return True
@@ -108,6 +108,7 @@ def _takes_value(f: Facts, start: int, n: int) -> bool:
 
 
 def _value_object(f: Facts, head: int, valued: set[int]) -> bool:
+    """Word ``head`` takes a value for its object."""
     return any(
         f.heads[j] == head and j != head and f.deps[j] in _VALUE_OBJECTS and j in valued
         for j in range(len(f.heads))
