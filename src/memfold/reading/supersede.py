@@ -13,7 +13,6 @@ from memfold.reading import tables
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem
 
-_DATED = ("year", "date")
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
 _NOUNS = frozenset(("NOUN", "PROPN"))
 _COMPARATIVES = frozenset(("JJR", "RBR"))
