@@ -1,4 +1,5 @@
-"""Metadata filters in SQL agree with ``policy.filters.matches``; erasure leaves no row."""
+"""Metadata filters in SQL agree with ``policy.filters.matches``; erasure leaves no row;
+a memory's stored reading is replaced and removed with it."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def test_erase_memories_leaves_a_tombstone_and_no_row(store: Any) -> None:
 
     store.insert_memories([rec("a", "secret text"), rec("b", "keeps")])
     store.add_links([Link("a", "b", LinkKind.ASSOCIATION)])
+    store.put_readings([("a", "k1", '[["secret","secret","ADJ","JJ","amod",1,0]]')])
     store.enqueue_job("a")
     store.add_feedback("a", "used", "mentions secret text")
     store.record_llm_call(
@@ -94,6 +96,7 @@ def test_erase_memories_leaves_a_tombstone_and_no_row(store: Any) -> None:
     records = list(store.get_memories(["a"]).values())
     removed = store.erase_memories(records, derived=[])
     assert removed["memories"] == 1 and removed["links"] == 1 and removed["jobs"] == 1
+    assert removed["readings"] == 1 and store.get_readings(["a"]) == {}
     scrubbed = {"memories": {}, "links": [], "erased": ["a"]}
     assert store.scrub_log_rows({log_id: (scrubbed, scrubbed)}) == 1
     assert store.get_log(log_id).before == scrubbed
@@ -107,3 +110,12 @@ def test_erase_memories_leaves_a_tombstone_and_no_row(store: Any) -> None:
     assert [e["id"] for e in store.list_erasures(Scope("u1"))] == ["a"]
     store.vacuum()
     assert store.count_memories() == 1
+
+
+def test_a_stored_reading_is_replaced_and_goes_with_its_memory(store: Any) -> None:
+    store.insert_memories([rec("a", "Ana moved."), rec("b", "Leo stays.")])
+    store.put_readings([("a", "k1", "[1]"), ("b", "k1", "[2]")])
+    store.put_readings([("a", "k2", "[3]")])
+    assert store.get_readings(["a", "b", "a", "zz"]) == {"a": ("k2", "[3]"), "b": ("k1", "[2]")}
+    store.delete_memory_row("a")
+    assert store.get_readings(["a", "b"]) == {"b": ("k1", "[2]")}

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from memfold.embed.base import check_vector
+from memfold.engine import readings
 from memfold.engine.context import Context
 from memfold.errors import InvalidInput
 from memfold.model import (
@@ -96,11 +97,15 @@ def build_records(ctx: Context, items: Sequence[NewMemory]) -> list[MemoryRecord
 
 
 def store_records(ctx: Context, records: Sequence[MemoryRecord], *, enqueue: bool) -> list[int]:
-    """Insert records and, in the same transaction, their consolidation jobs."""
+    """Insert records and, in the same transaction, their consolidation jobs and, for
+    those, the readings of their texts (engine/readings.py; without consolidation a
+    text is read when first judged)."""
     job_ids: list[int] = []
+    rows = readings.for_new(records) if enqueue else []
     with ctx.store.transaction():
         ctx.store.insert_memories(records)
         if enqueue:
+            ctx.store.put_readings(rows)
             job_ids = [ctx.store.enqueue_job(r.id) for r in records]
     return job_ids
 
@@ -108,8 +113,10 @@ def store_records(ctx: Context, records: Sequence[MemoryRecord], *, enqueue: boo
 def store_claimed(ctx: Context, record: MemoryRecord, owner: str) -> Job:
     """Insert one record and its job, the job already claimed by ``owner`` (a sync add):
     in one transaction, so no other worker can take the job before its save decides."""
+    rows = readings.for_new([record])
     with ctx.store.transaction():
         ctx.store.insert_memories([record])
+        ctx.store.put_readings(rows)
         job_id = ctx.store.enqueue_job(record.id)
         job = ctx.store.claim_job(job_id, owner, lease_s=ctx.settings.consolidation.lease_s)
     if job is None:  # cannot happen: the job was created pending in this transaction

@@ -17,6 +17,7 @@ import numpy as np
 
 from memfold.embed.calibration import scale_for
 from memfold.engine import jobs as job_steps
+from memfold.engine import readings
 from memfold.engine.apply import plan
 from memfold.engine.changes import commit
 from memfold.engine.context import Context
@@ -157,9 +158,9 @@ def _prepare_all(
             done.append(got)
         else:
             loaded.append((job, got))
-    # The update channel reads every new text: parse them in one batch
-    # (``memfold.reading.parser``: about half the cost of one by one).
-    read_many(r.text for _, r in loaded)
+    # The update channel reads every new text: their readings, stored with them or
+    # parsed in one batch (``engine.readings``).
+    readings.prime(ctx, [r for _, r in loaded])
     cfg = ctx.settings.consolidation
     try:
         # Twice what is judged: the spare ones let _refound rebuild the list after
@@ -184,6 +185,8 @@ def _prepare_all(
             live.append((job, SaveItem(record, cands)))
         except Exception as exc:
             done.append(job_steps.poisoned(ctx, job, None, job.memory_id, None, exc))
+    # The judge and the guards read every candidate: stored readings, not a parse.
+    readings.prime(ctx, [c.memory for _, item in live for c in item.candidates])
     return done, live, found
 
 

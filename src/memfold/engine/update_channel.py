@@ -25,6 +25,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from memfold.config import ConsolidationSettings
+from memfold.engine import readings
 from memfold.engine.context import Context
 from memfold.model import Candidate, MemoryRecord, Status
 from memfold.reading.difference import supersede_conflicts
@@ -114,6 +115,7 @@ def update_candidates(
     )
     skip = {record.id, *exclude}
     records = ctx.store.get_memories(mid for mid, _ in hits if mid not in skip)
+    readings.prime(ctx, records.values())
     found: list[Candidate] = []
     for memory in records.values():
         if memory.status is not Status.ACTIVE or memory.scope != record.scope:

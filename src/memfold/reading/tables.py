@@ -37,6 +37,16 @@ def parse_entries(name: str, text: str) -> tuple[Entry, ...]:
 
 
 @cache
+def by_first_word(name: str) -> dict[str, tuple[Entry, ...]]:
+    """The file's entries by their first word: a text is matched against the entries
+    that start with one of its words, not against every entry."""
+    out: dict[str, list[Entry]] = {}
+    for entry in entries(name):
+        out.setdefault(entry.words[0], []).append(entry)
+    return {word: tuple(found) for word, found in out.items()}
+
+
+@cache
 def word_set(name: str) -> frozenset[str]:
     """Every word of the file's entries."""
     return frozenset(w for e in entries(name) for w in e.words)

@@ -86,8 +86,24 @@ _WEEKDAYS = {
     )
     for d in names.split()
 }
-_STEM = snowballstemmer.stemmer("english")
 _CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp"}
+_STARTERS = frozenset(
+    (
+        *_SMALL,
+        *_SCALE,
+        *_FRACTIONS,
+        *_MONTHS,
+        *_WEEKDAYS,
+        *_ORDINAL_WORDS,
+        *_CURRENCY_SIGNS,
+        "an",
+        "one",
+        "noon",
+        "midday",
+        "midnight",
+    )
+)
+_STEM = snowballstemmer.stemmer("english")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +134,7 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
     out: list[Value] = []
     i = 0
     while i < len(words):
-        found = _value_at(words, i)
+        found = _value_at(words, i) if _may_start_value(words[i].low) else None
         if found is None:
             i += 1
             continue
@@ -137,6 +153,13 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             used.update(_unit_words(words, span))
         i = span[-1] + 1
     return out, used
+
+
+def _may_start_value(low: str) -> bool:
+    """Whether a value can start at a word: one with a digit or a sign, or a word that
+    names a number, a fraction, a month, a weekday or a time of day (most words cannot,
+    and skip the readers below)."""
+    return low in _STARTERS or any(c.isdigit() for c in low)
 
 
 def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:

@@ -352,6 +352,15 @@ class Store(Protocol):
     def finish_review_run(self, run: ReviewRun) -> None: ...
     def list_review_runs(self, since: datetime | None = None) -> list[ReviewRun]: ...
 
+    # readings of memories' texts (store/sql/readings.py): a cache, erased with them
+    def put_readings(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Store (memory id, reading key, words as JSON) rows, replacing earlier ones."""
+        ...
+
+    def get_readings(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """The stored (reading key, words as JSON) of each of ``ids`` that has one."""
+        ...
+
     # conversations (store/<backend>/transcripts.py): rows only ever inserted
     def append_messages(
         self, session_key: str, messages: Sequence[NewMessage], now: datetime

@@ -31,6 +31,7 @@ from statistics import fmean
 
 import numpy as np
 
+from memfold.engine import readings
 from memfold.engine.changes import ChangeSet, commit, link
 from memfold.engine.context import Context
 from memfold.errors import ConflictError
@@ -69,6 +70,7 @@ def compress_fading(
     """Compress every group of ``candidates`` (already filtered fading memories) that the
     clustering forms; one logged, undoable change set per group."""
     groups = cluster_fading(candidates, ctx.settings.lifecycle)
+    readings.prime(ctx, [m for group in groups for m in group])  # the result check reads them
     return [_compress_group(ctx, judge, group, now) for group in groups]
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memfold.engine import readings
 from memfold.engine.context import Context
 from memfold.judge.base import Judge, PairInput, PairVerdict
 from memfold.model import JSONDict, MemoryRecord, QueueItem, Status, utcnow
@@ -94,6 +95,7 @@ def classify_pending(
         if scope_keys is None or it.scope_key in scope_keys
     ]
     memories = store.get_memories([m for it in items for m in (it.memory_a, it.memory_b)])
+    readings.prime(ctx, memories.values())  # the judge and the guards read each pair
     deciding = on_save_unfinished(store) if items else set()
     ready: list[tuple[QueueItem, MemoryRecord, MemoryRecord]] = []
     for item in items:

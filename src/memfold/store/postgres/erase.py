@@ -143,6 +143,7 @@ class EraseTablesMixin:
                 list(zip(ids, self._db.next_seqs(len(ids)), strict=True)),
             )
             run("memories", "DELETE FROM memories WHERE id = ANY(%s)")
+            run("readings", "DELETE FROM readings WHERE memory_id = ANY(%s)")
             run("links", "DELETE FROM links WHERE src = ANY(%s)")
             run("links", "DELETE FROM links WHERE dst = ANY(%s)")
             run("jobs", "DELETE FROM jobs WHERE memory_id = ANY(%s)")

@@ -327,6 +327,17 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX IF NOT EXISTS idempotency_keys_expires ON idempotency_keys(expires_at);
         """,
     ),
+    (
+        10,
+        # The reading of each memory's text (as SQLite's 17).
+        """
+        CREATE TABLE IF NOT EXISTS readings (
+            memory_id TEXT PRIMARY KEY,
+            reading_key TEXT NOT NULL,
+            words TEXT NOT NULL
+        );
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

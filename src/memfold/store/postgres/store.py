@@ -38,6 +38,7 @@ from memfold.store.postgres.scopes import ScopeQueriesMixin
 from memfold.store.postgres.vector import VectorSearchMixin
 from memfold.store.sql.idempotency import IdempotencyTables
 from memfold.store.sql.keys import KeyTables
+from memfold.store.sql.readings import ReadingTables
 from memfold.store.sql.review import ReviewTables
 from memfold.store.sql.transcripts import TranscriptTables
 from memfold.store.sql.usage import UsageTables
@@ -71,6 +72,7 @@ class PostgresStore(
     VectorSearchMixin,
     LifecycleScanMixin,
     TranscriptTables,
+    ReadingTables,
     KeyTables,
     IdempotencyTables,
 ):
@@ -188,6 +190,7 @@ class PostgresStore(
 
     def delete_memory_row(self, memory_id: str) -> None:
         with self._db.transaction():
+            self._w("DELETE FROM readings WHERE memory_id = %s", (memory_id,))
             if self._w("DELETE FROM memories WHERE id = %s", (memory_id,)):
                 self._w(
                     "INSERT INTO tombstones (id, seq) VALUES (%s, %s)",

@@ -163,6 +163,7 @@ class EraseTablesMixin:
                 "INSERT INTO tombstones (id, seq) VALUES (?, ?)", [(i, seq) for i in ids]
             )
             run("memories", "DELETE FROM memories WHERE id IN ({ph})")  # FTS: trigger
+            run("readings", "DELETE FROM readings WHERE memory_id IN ({ph})")
             run("links", "DELETE FROM links WHERE src IN ({ph})")
             run("links", "DELETE FROM links WHERE dst IN ({ph})")
             run("jobs", "DELETE FROM jobs WHERE memory_id IN ({ph})")

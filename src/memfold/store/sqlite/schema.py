@@ -454,6 +454,19 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX idempotency_keys_expires ON idempotency_keys(expires_at);
         """,
     ),
+    (
+        17,
+        # The reading of each memory's text (store/sql/readings.py), kept when it is
+        # saved so that a drain, a review run or a tick never parses an old memory
+        # again: a cache, keyed by what made it; erased with the memory.
+        """
+        CREATE TABLE readings (
+            memory_id TEXT PRIMARY KEY,
+            reading_key TEXT NOT NULL,
+            words TEXT NOT NULL
+        );
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -32,6 +32,7 @@ from memfold.store.codec import (
 )
 from memfold.store.sql.idempotency import IdempotencyTables
 from memfold.store.sql.keys import KeyTables
+from memfold.store.sql.readings import ReadingTables
 from memfold.store.sql.review import ReviewTables
 from memfold.store.sql.transcripts import TranscriptTables
 from memfold.store.sql.usage import UsageTables
@@ -70,6 +71,7 @@ class SQLiteStore(
     ScopedBm25Mixin,
     LifecycleScanMixin,
     TranscriptTables,
+    ReadingTables,
     KeyTables,
     IdempotencyTables,
     LogTablesMixin,
@@ -239,6 +241,7 @@ class SQLiteStore(
     def delete_memory_row(self, memory_id: str) -> None:
         with self._db.transaction() as conn:
             seq = self._next_seq()
+            conn.execute("DELETE FROM readings WHERE memory_id = ?", (memory_id,))
             if conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,)).rowcount:
                 conn.execute("INSERT INTO tombstones (id, seq) VALUES (?, ?)", (memory_id, seq))
 
