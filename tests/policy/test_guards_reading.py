@@ -91,3 +91,17 @@ def test_a_supersede_of_another_person_is_refused() -> None:
     out = apply_guards(proposal(Action.DELETE), new, [Candidate(old, 0.9)], SETTINGS, scale=MINILM)
     assert out.action is Action.KEEP_SEPARATE
     assert any("another thing" in r for r in out.downgrade_reasons), out.downgrade_reasons
+
+
+def test_a_supersede_meets_the_delete_threshold_on_the_calibrated_scale() -> None:
+    old = record("old", "The team's wiki lives on Confluence.")
+    new = record("new", "The team's wiki moved from Confluence to Notion.")
+    # raw 0.72 is below the raw delete threshold (0.75), above it calibrated on MiniLM
+    assert MINILM.calibrate(0.72) >= SETTINGS.delete_threshold > 0.72
+    cands = [Candidate(old, 0.72)]
+    out = apply_guards(proposal(Action.DELETE), new, cands, SETTINGS, scale=MINILM)
+    assert out.action is Action.DELETE, out.downgrade_reasons
+    raw_only = SETTINGS.model_copy(update={"calibrate_similarity": False})
+    refused = apply_guards(proposal(Action.DELETE), new, cands, raw_only, scale=MINILM)
+    assert refused.action is Action.KEEP_SEPARATE
+    assert any("DELETE needs cosine >= 0.75" in r for r in refused.downgrade_reasons)

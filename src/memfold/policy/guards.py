@@ -76,6 +76,7 @@ def apply_guards(
     by_id = {c.memory.id: c for c in candidates}
     targets = [by_id[t] for t in _unique(guarded.target_ids)]
     verdict = _Verdict()
+    scale = scale if settings.calibrate_similarity else IDENTITY
     channel = [t.memory.id for t in targets if t.via == "update"]
     if channel and action is not Action.DELETE:
         # An update-channel candidate was found for a change, below the discovery cosine:
@@ -89,11 +90,10 @@ def apply_guards(
     elif action in (Action.UPDATE, Action.MERGE):
         _check_fold(guarded, new, targets, settings, limits, verdict)
     elif action is Action.REPLACE:
-        scale = scale if settings.calibrate_similarity else IDENTITY
         for target in targets:
             _check_replace(new, target, settings, scale, verdict)
     else:  # DELETE
-        _check_delete(guarded, new, targets, settings, verdict)
+        _check_delete(guarded, new, targets, settings, scale, verdict)
     if verdict.problems:
         out = _downgrade(guarded, Action.KEEP_SEPARATE, verdict.problems, keep_targets=True)
         out.contradicts = verdict.contradicts
@@ -182,10 +182,11 @@ def _check_replace(
         old.text, new.text, settings.rules_elaboration_max_extra, settings.swap_max_words
     )
     if not differences:
-        verdict.problems += _below_calibrated(Action.REPLACE, target, settings, scale)
+        floor = settings.destructive_threshold
+        verdict.problems += _below_calibrated(Action.REPLACE, target, floor, scale)
         return
     # Not a restatement: only a supersede with evidence may retire the target.
-    _check_supersede(Action.REPLACE, new, target, settings, verdict, str(differences[0]))
+    _check_supersede(Action.REPLACE, new, target, settings, scale, verdict, str(differences[0]))
 
 
 def _check_delete(
@@ -193,6 +194,7 @@ def _check_delete(
     new: MemoryRecord,
     targets: Sequence[Candidate],
     settings: ConsolidationSettings,
+    scale: SimilarityScale,
     verdict: _Verdict,
 ) -> None:
     """DELETE supersedes a contradicted or retracted target: the parse must read both as
@@ -203,7 +205,7 @@ def _check_delete(
             f"DELETE of {target.memory.id}: another thing ({c})" for c in conflicts
         ]
         if not conflicts:
-            _check_supersede(Action.DELETE, new, target, settings, verdict, "")
+            _check_supersede(Action.DELETE, new, target, settings, scale, verdict, "")
     if decision.confidence < settings.delete_min_confidence:
         verdict.problems.append(
             f"DELETE needs confidence >= {settings.delete_min_confidence:.2f}, "
@@ -216,6 +218,7 @@ def _check_supersede(
     new: MemoryRecord,
     target: Candidate,
     settings: ConsolidationSettings,
+    scale: SimilarityScale,
     verdict: _Verdict,
     difference: str,
 ) -> None:
@@ -223,12 +226,13 @@ def _check_supersede(
     new value in the same words, or an update-channel candidate) and evidence of a change
     the parse can read. ``difference`` is what the readings saw, for the log."""
     old = target.memory
-    floors = [settings.delete_threshold]
+    floors = []
     if new_value_only(old.text, new.text, settings.swap_max_words):
         floors.append(settings.value_update_min_similarity)
     if target.via == "update":
         floors.append(settings.update_channel_min_similarity)
-    verdict.problems += _below(action, [target], min(floors))
+    if not (floors and target.similarity >= min(floors)):
+        verdict.problems += _below_calibrated(action, target, settings.delete_threshold, scale)
     evidence = supersede_evidence(old.text, new.text, settings.supersede_min_overlap)
     if not evidence.found:
         seen = f" ({difference})" if difference else ""
@@ -239,9 +243,8 @@ def _check_supersede(
 
 
 def _below_calibrated(
-    action: Action, target: Candidate, settings: ConsolidationSettings, scale: SimilarityScale
+    action: Action, target: Candidate, floor: float, scale: SimilarityScale
 ) -> list[str]:
-    floor = settings.destructive_threshold
     if scale.is_identity:
         return _below(action, [target], floor)
     calibrated = scale.calibrate(target.similarity)

@@ -15,9 +15,9 @@ from typing import Literal
 
 from memfold.reading import tables
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import stem
+from memfold.reading.keys import norm, stem
 from memfold.reading.model import Difference, listed
-from memfold.reading.roles import owners, role_differences, roles
+from memfold.reading.roles import new_owned, owners, role_differences, roles
 from memfold.reading.values import Value
 
 Cover = Literal["newer", "either"]
@@ -55,11 +55,15 @@ def additions(older: str, newer: str) -> int:
 
 def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     """What makes ``newer`` about something else than ``older``, so that it cannot take
-    its place: another subject, owner or relation, a temporal modifier, or two past
-    events at different times."""
+    its place: another subject, owner or relation (a relative of the older's person where
+    the older's subject is gone: "Sven's car is" / "Sven's wife drives"), a temporal
+    modifier, or two past events at different times."""
     a, b = facts(older), facts(newer)
     found = [*_modifiers(a, b), *owners(a, b), *roles(a, b, ("subject",)), *_persons(a, b)]
     found += _directions(a, b) + _subject_names(a, b)
+    subjects = {w for _, keys in a.clauses for key in keys for w in key.split()}
+    if subjects and not {stem(w) for w in subjects} & b.every_stem:
+        found += new_owned(a, b)  # of the older's subject, the newer says nothing
     dates_a = {v.key for v in a.values if v.kind in _DATED}
     dates_b = {v.key for v in b.values if v.kind in _DATED}
     if a.past and b.past and _other_time(a, b):
@@ -89,17 +93,32 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
         # a negation of something only one text names is a detail it adds ("but not tea")
         if stem(word) in a.every_stem and stem(word) in b.every_stem
     ]
+    out += _demoted(a, b) + _demoted(b, a)
     for pair in tables.pairs("antonyms"):
         x, y = sorted(pair)
         for p, q, one, two in ((x, y, a, b), (y, x, a, b)):
-            if stem(p) not in one.unnamed_stems or stem(q) not in two.unnamed_stems:
+            sp, sq = stem(norm(p)), stem(norm(q))  # as the facts key them
+            if sp not in one.unnamed_stems or sq not in two.unnamed_stems:
                 continue  # "came back" against "gone"; not "back pain"
-            if stem(q) in one.unnamed_stems:
+            if sq in one.unnamed_stems:
                 continue
             # "does not like" says what "dislikes" says: a negated antonym agrees.
             if (p in one.negated) == (q in two.negated):
                 out.append(Difference("polarity", f"'{x}' against '{y}'"))
     return out
+
+
+def _demoted(a: Facts, b: Facts) -> list[Difference]:
+    """What ``a`` says, set by ``b`` below something ``a`` never names: "is a cat person"
+    / "prefers dogs over cats" (not "likes cats" / "prefers cats over dogs")."""
+    said = {stem(w) for w in a.content} | a.names
+    return [
+        Difference("polarity", f"'{loser}' is set below '{winner}' in one text only")
+        for winner, word, loser in sorted(b.contrasts - a.contrasts)
+        if word != "to"  # "prefers tea to coffee", but also "close to", "raised to"
+        and stem(loser) in said
+        and stem(winner) not in a.every_stem
+    ]
 
 
 def _denied_names(a: Facts, b: Facts) -> list[Difference]:

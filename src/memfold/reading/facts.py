@@ -184,7 +184,7 @@ def facts_of(reading: Reading) -> Facts:
             continue
         if (
             (word.lemma in light and word.pos in ("VERB", "AUX"))
-            or lemma in general
+            or (lemma in general and not _kind_of(words, i))
             or word.low in temporal
         ):
             continue
@@ -253,6 +253,13 @@ def facts_of(reading: Reading) -> Facts:
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
     )
+
+
+def _kind_of(words: tuple[Word, ...], i: int) -> bool:
+    """Word ``i`` names a kind of the thing it modifies ("the users database", "a user
+    table"), a fact of its own, not the general noun it is alone ("the user")."""
+    word = words[i]
+    return word.dep == "compound" and words[word.head].pos == "NOUN"
 
 
 def _ends(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:

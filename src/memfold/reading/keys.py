@@ -51,9 +51,12 @@ def is_name(words: tuple[Word, ...], i: int) -> bool:
     first = i == 0 or words[i - 1].sent != word.sent or words[i - 1].text in ('"', "(", "'")
     if not first:
         return True
-    # A sentence-initial singular noun with no determiner reads as a name.
+    # A sentence-initial singular noun with no determiner reads as a name, unless it
+    # modifies a singular common noun ("Team standup is at 9:30", "Rent payment is
+    # due"; "Sofia mentors Daniel" may be misread as one: a plural).
     has_det = any(w.head == i and w.dep in ("det", "poss") for w in words)
-    return word.tag == "NN" and not has_det
+    modifies = word.dep == "compound" and words[word.head].tag == "NN"
+    return word.tag == "NN" and not has_det and not modifies
 
 
 def name_chains(words: tuple[Word, ...], used: set[int]) -> dict[int, str]:

@@ -77,9 +77,10 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     """A noun or adjective of each text, neither in the other, standing in the same place
     (the same head and relation), or as many such words on each side (at most
     ``swap_max``) and the rest the same, or one word of any kind for one other: one slot
-    told two ways ("work laptop" / "personal laptop", "studied at" / "taught at"). A verb
-    among other rewording is the judge's to read ("uses Rust" / "prefers Rust for
-    systems work")."""
+    told two ways ("work laptop" / "personal laptop", "studied at" / "taught at"); or a
+    verb whose place a light verb takes ("teaches yoga" / "takes yoga"). A verb among
+    other rewording is the judge's to read ("uses Rust" / "prefers Rust for systems
+    work")."""
     a, b = facts(older), facts(newer)
     ours = sorted(w for w in a.content if stem(w) not in b.every_stem)
     theirs = sorted(w for w in b.content if stem(w) not in a.every_stem)
@@ -93,12 +94,39 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
         if any(s[2] in _THINGS for s in a.slots.get(stem(x), set()) & b.slots.get(stem(y), set()))
         and frozenset((x, y)) not in agreeing
     ]
+    out += _told_by_light_verb(a, b, [stem(w) for w in ours])
+    out += _told_by_light_verb(b, a, [stem(w) for w in theirs])
     if not out and ours and theirs and len(ours) == len(theirs) <= swap_max:
         things = all(_is_thing(a, x) for x in ours) and all(_is_thing(b, y) for y in theirs)
         if things or len(ours) == 1:
             swapped = " ".join(stem(y) for y in theirs)
             out.append(Difference("word", f"{listed(ours)} / {listed(theirs)}: swapped", swapped))
     return out
+
+
+def _told_by_light_verb(a: Facts, b: Facts, lost: list[str]) -> list[Difference]:
+    """A verb of ``a`` whose subject and object a light verb of ``b``'s takes instead
+    ("teaches yoga" / "takes yoga", either way round): a light verb tells no fact of its
+    own, so the verb is lost, not reworded ("walks" / "takes a walk" keeps it in the
+    walk)."""
+    light = tables.word_set("light_verbs") - set(a.lemmas)
+    out = []
+    for verb in lost:
+        if not _is_verb(a, verb):
+            continue
+        for other in sorted({v for v, _ in b.roles if v in light}):
+            if all(
+                _role_keys(a, verb, role) & b.roles.get((other, role), frozenset())
+                for role in ("subject", "object")
+            ):
+                out.append(Difference("word", f"'{verb}' / '{other}' in the same place", other))
+    return out
+
+
+def _role_keys(f: Facts, verb: str, role: str) -> set[str]:
+    return {
+        key for (v, r), keys in f.roles.items() if r == role and stem(v) == verb for key in keys
+    }
 
 
 def _counterparts(a: Facts, lost: list[str], b: Facts, verbs: list[str]) -> list[str]:

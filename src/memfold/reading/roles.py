@@ -18,7 +18,7 @@ _COPULAS = frozenset(("be",))
 def role_differences(a: Facts, b: Facts) -> list[Difference]:
     """Every difference of who, whose and in what order (``same_fact``'s share)."""
     found = [*owners(a, b), *roles(a, b), *_order(a, b)]
-    found += [*_new_owned(a, b), *_new_owned(b, a), *_subject_mods(a, b), *_contrasts(a, b)]
+    found += [*new_owned(a, b), *new_owned(b, a), *_subject_mods(a, b), *_contrasts(a, b)]
     return found
 
 
@@ -111,7 +111,7 @@ def args_meet(left: Iterable[str], right: Iterable[str]) -> bool:
     return False
 
 
-def _new_owned(a: Facts, b: Facts) -> list[Difference]:
+def new_owned(a: Facts, b: Facts) -> list[Difference]:
     """``b`` gives a participant of ``a`` a thing ``a`` never names: "Anjali presents" /
     "Anjali's manager presents" is about the manager."""
     known = a.names | {"user", a.initial} - {""}

@@ -126,6 +126,9 @@ def _under(f: Facts, j: int, span: range) -> bool:
     return False
 
 
+_NOUN_MODIFIERS = frozenset(("compound", "amod", "nummod", "nmod", "poss"))
+
+
 def later_date(a: Facts, b: Facts) -> str:
     """``b`` is dated later than ``a`` (both name a year): "As of Q4 2023" / "As of Q2
     2024". What was seen, or ""."""
@@ -136,11 +139,21 @@ def later_date(a: Facts, b: Facts) -> str:
 
 
 def _when(f: Facts) -> tuple[str, ...] | None:
-    years = sorted(v.key for v in f.values if v.kind == "year")
+    """When ``f`` says its statement holds: its latest year (and date), not one that
+    names a thing ("the 2024 retreat")."""
+    timed = [v for v in f.values if not _names_a_thing(f, v.index)]
+    years = sorted(v.key for v in timed if v.kind == "year")
     if not years:
         return None
-    dates = sorted(v.key[:2] for v in f.values if v.kind == "date")
+    dates = sorted(v.key[:2] for v in timed if v.kind == "date")
     return (years[-1], dates[-1]) if dates and len(years) == 1 else (years[-1],)
+
+
+def _names_a_thing(f: Facts, i: int) -> bool:
+    """Word ``i`` (a date) modifies a thing the text is about ("the 2024 retreat", "the
+    2023 budget"), not a time it is told at ("as of Q4 2023")."""
+    head = f.heads[i]
+    return f.deps[i] in _NOUN_MODIFIERS and f.poses[head] in _NOUNS and f.deps[head] != "pobj"
 
 
 def core_overlap(a: Facts, b: Facts) -> float:
@@ -192,8 +205,10 @@ def subject_words(f: Facts) -> set[str]:
 
 
 def _other_value_changed(a: Facts, b: Facts) -> bool:
-    undated_a = {v.ident for v in a.values if v.kind not in _WHEN}
-    undated_b = {v.ident for v in b.values if v.kind not in _WHEN}
+    """A value or a name that is not a date was told in place of another ("12 agents" /
+    "15 agents", "located in Valencia" / "located in Barcelona")."""
+    undated_a = {v.show() for v in a.values if v.kind not in _WHEN} | a.names
+    undated_b = {v.show() for v in b.values if v.kind not in _WHEN} | b.names
     return bool(undated_a - undated_b and undated_b - undated_a)
 
 

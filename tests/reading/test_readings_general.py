@@ -1,0 +1,72 @@
+"""Readings that carry to new wording: a date that names a thing, a relative of the
+person where the fact's subject is gone, a verb given to a light one, a thing set below
+another, a general noun that names a kind, a sentence-initial noun that modifies one."""
+
+from __future__ import annotations
+
+from memfold.reading.difference import same_fact, supersede_conflicts
+from memfold.reading.facts import facts
+from memfold.reading.restatement import substitutions
+from memfold.reading.supersede import supersede_evidence
+
+
+def test_a_later_date_beside_another_name_is_evidence_unless_it_names_a_thing() -> None:
+    moved = supersede_evidence(
+        "As of 2021, Lina's bakery was in Leeds.", "In 2023, Lina's bakery is in York.", 0.5
+    )
+    assert moved.found and "later date" in moved.reason
+    retreats = supersede_evidence(
+        "The 2024 retreat is in Lisbon.", "The 2025 retreat is in Porto.", 0.5
+    )
+    assert not retreats.found
+
+
+def test_a_relative_of_the_person_is_another_subject_only_where_the_old_one_is_gone() -> None:
+    conflicts = supersede_conflicts(
+        "Sven's car is a grey 2018 Volvo V60.", "Sven's wife drives a grey 2021 Volvo XC60."
+    )
+    assert [d.kind for d in conflicts] == ["owner"] and "wife" in conflicts[0].detail
+    assert not supersede_conflicts(
+        "Joon-ho's rent is 1,200,000 won per month.",
+        "Joon-ho's landlord raised the rent to 1,350,000 won per month.",
+    )
+
+
+def test_a_verb_given_to_a_light_verb_is_a_word_in_its_place() -> None:
+    swapped = substitutions(
+        "Leila teaches yoga at a studio in Montreal.",
+        "Leila takes yoga at a studio in Montreal.",
+        2,
+    )
+    assert [d.detail for d in swapped] == ["'teach' / 'take' in the same place"]
+    back = substitutions("Aiko takes violin lessons.", "Aiko teaches violin lessons.", 2)
+    assert [d.detail for d in back] == ["'teach' / 'take' in the same place"]
+    assert not substitutions("Omar walks every evening.", "Omar takes a walk every evening.", 2)
+
+
+def test_a_thing_set_below_another_is_a_polarity_difference() -> None:
+    found = same_fact("Ewa is a cat person.", "Ewa prefers dogs over cats.")
+    assert any(d.kind == "polarity" and "below" in d.detail for d in found)
+    agreeing = same_fact("Ewa likes cats.", "Ewa prefers cats over dogs.")
+    assert not [d for d in agreeing if "below" in d.detail]
+    raised = same_fact(
+        "The user takes 20 mg of atorvastatin daily.",
+        "The user's atorvastatin dose was raised to 40 mg daily.",
+    )
+    assert not [d for d in raised if "below" in d.detail]
+
+
+def test_a_general_noun_naming_a_kind_is_a_word_of_the_fact() -> None:
+    assert "user" in facts("The backup job for the users database runs at 2 AM.").content
+    assert "user" not in facts("The user runs at 2 AM.").content
+    swapped = substitutions(
+        "The backup job for the orders database runs at 2 AM.",
+        "The backup job for the users database runs at 2 AM.",
+        2,
+    )
+    assert swapped
+
+
+def test_a_sentence_initial_noun_modifying_another_is_no_name() -> None:
+    assert facts("Team standup is at 9:30 every morning.").names == frozenset()
+    assert "sofia" in facts("Sofia mentors Daniel.").names
