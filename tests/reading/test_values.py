@@ -23,6 +23,14 @@ def idents(text: str) -> list[tuple[str, str, str]]:
         ("The call is at noon.", "The call is at 12 pm."),
         ("The fund closed up 0.4pc.", "The fund closed up 0.4 percent."),
         ("The laptop has 32gb of memory.", "The laptop has 32 GB of memory."),
+        ("Standup is at half past nine in the morning.", "Standup is at 9:30 am."),
+        ("The ferry leaves at a quarter to six.", "The ferry leaves at 5:45."),
+        ("Rent is two thousand one hundred fifty dollars.", "Rent is $2,150."),
+        ("Ravi owes one hundred and fifty euros.", "Ravi owes €150."),
+        ("The freeze starts on Dec. 20.", "The freeze starts on December 20."),
+        ("The wedding is on 9/20/2025.", "The wedding is on September 20, 2025."),
+        ("The wedding is on 20/9/2025.", "The wedding is on 20 September 2025."),
+        ("Vikram has lived in Lyon for a decade.", "Vikram has lived in Lyon for ten years."),
     ],
 )
 def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:
@@ -48,3 +56,9 @@ def test_years_dates_and_weekdays_have_their_own_kinds() -> None:
 def test_a_lone_surrogate_does_not_break_the_parse() -> None:
     # a judge's broken text is refused by the result check; reading it must not raise
     assert read("Sam likes tea \ud800 a lot").words
+
+
+def test_numbers_told_apart_stay_apart() -> None:
+    assert idents("Ana has twenty five cats.") == [("number", "25", "cat")]
+    assert [k for k, _, _ in idents("Omar ran 5 20 times.")] == ["number", "number"]
+    assert idents("The review is on 3/4.") == []  # March 4 or 3 April: not read

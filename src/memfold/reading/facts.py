@@ -9,7 +9,17 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from memfold.reading import parser, tables
-from memfold.reading.keys import THIRD_PRONOUNS, WHICH, Keys, chain_start, name_chains, norm, stem
+from memfold.reading.keys import (
+    THIRD_PRONOUNS,
+    WHICH,
+    Keys,
+    chain_start,
+    contrasts,
+    name_chains,
+    names_a_kind,
+    norm,
+    stem,
+)
 from memfold.reading.model import Reading, Word
 from memfold.reading.parser import read
 from memfold.reading.values import Value, values
@@ -18,7 +28,6 @@ _NOUNS = ("NOUN", "PROPN")
 _DETERMINERS = frozenset(("det", "poss", "nummod"))
 _WHEN = ("date", "year", "weekday", "time")
 _MODIFIER_DEPS = frozenset(("amod", "compound", "nmod", "poss"))
-_CONTRAST_WORDS = frozenset(("over", "than", "instead", "versus", "vs", "to"))
 _NEGATIONS = frozenset(("not", "n't", "never", "no", "neither", "nor", "without"))
 _SUBJECT_DEPS = frozenset(("nsubj", "csubj", "expl"))
 _OBJECT_DEPS = frozenset(("dobj", "nsubjpass", "dative", "attr", "oprd", "acomp"))
@@ -184,7 +193,7 @@ def facts_of(reading: Reading) -> Facts:
             continue
         if (
             (word.lemma in light and word.pos in ("VERB", "AUX"))
-            or (lemma in general and not _kind_of(words, i))
+            or (lemma in general and not names_a_kind(words, i))
             or word.low in temporal
         ):
             continue
@@ -222,7 +231,7 @@ def facts_of(reading: Reading) -> Facts:
         subject_mods=subject_mods,
         adjuncts=_adjuncts(words, found, chains),
         initial=_initial(words),
-        contrasts=_contrasts(words),
+        contrasts=contrasts(words),
         clauses=tuple((norm(words[at].lemma), frozenset(v)) for at, v in sorted(subjects.items())),
         content=frozenset(content),
         nouns=frozenset(nouns),
@@ -253,13 +262,6 @@ def facts_of(reading: Reading) -> Facts:
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
     )
-
-
-def _kind_of(words: tuple[Word, ...], i: int) -> bool:
-    """Word ``i`` names a kind of the thing it modifies ("the users database", "a user
-    table"), a fact of its own, not the general noun it is alone ("the user")."""
-    word = words[i]
-    return word.dep == "compound" and words[word.head].pos == "NOUN"
 
 
 def _ends(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:
@@ -359,32 +361,6 @@ def _initial(words: tuple[Word, ...]) -> str:
     if not words or not words[0].text[:1].isupper():
         return ""
     return words[0].low if words[0].pos in ("ADJ", "NOUN", "PROPN", "VERB", "X") else ""
-
-
-def _contrasts(words: tuple[Word, ...]) -> frozenset[tuple[str, str, str]]:
-    """(x, word, y) for "x over y", "x rather than y", "from x to y": two things a text
-    sets against each other, in its order (each a noun with its compounds)."""
-    out = set()
-    for i, word in enumerate(words):
-        if word.low not in _CONTRAST_WORDS:
-            continue
-        same = [j for j in range(len(words)) if words[j].sent == word.sent]
-        left = next((j for j in reversed(same) if j < i and words[j].pos in _NOUNS), None)
-        right = next((j for j in same if j > i and words[j].pos in _NOUNS), None)
-        if left is None or right is None:
-            continue
-        start = left
-        while start - 1 >= 0 and words[start - 1].dep == "compound":
-            start -= 1
-        end = right
-        while (
-            end + 1 < len(words) and words[end].dep == "compound" and words[end + 1].pos in _NOUNS
-        ):
-            end += 1
-        x = " ".join(stem(norm(w.lemma)) for w in words[start : left + 1])
-        y = " ".join(stem(norm(w.lemma)) for w in words[right : end + 1])
-        out.add((x, word.low, y))
-    return frozenset(out)
 
 
 def _owned_by_of(words: tuple[Word, ...], word: Word) -> bool:

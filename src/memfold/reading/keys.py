@@ -12,6 +12,8 @@ import snowballstemmer
 from memfold.reading import tables
 from memfold.reading.model import Word
 
+_CONTRAST_WORDS = frozenset(("over", "than", "instead", "versus", "vs", "to"))
+_NOUN_TAGS = ("NOUN", "PROPN")
 USER_PRONOUNS = frozenset(["i", "me", "my", "mine", "myself", "we", "us", "our", "ours"])
 # Singular third persons stand for the text's person; "they" may be things, so it stays.
 THIRD_PRONOUNS = frozenset(("he", "him", "his", "she", "her", "hers"))
@@ -57,6 +59,13 @@ def is_name(words: tuple[Word, ...], i: int) -> bool:
     has_det = any(w.head == i and w.dep in ("det", "poss") for w in words)
     modifies = word.dep == "compound" and words[word.head].tag == "NN"
     return word.tag == "NN" and not has_det and not modifies
+
+
+def names_a_kind(words: tuple[Word, ...], i: int) -> bool:
+    """Word ``i`` names a kind of the thing it modifies ("the users database", "a user
+    table"), a fact of its own, not the general noun it is alone ("the user")."""
+    word = words[i]
+    return word.dep == "compound" and words[word.head].pos == "NOUN"
 
 
 def name_chains(words: tuple[Word, ...], used: set[int]) -> dict[int, str]:
@@ -139,3 +148,31 @@ class Keys:
             if w.dep in ("nsubj", "nsubjpass") and w.low not in PRONOUNS:
                 return j
         return None
+
+
+def contrasts(words: tuple[Word, ...]) -> frozenset[tuple[str, str, str]]:
+    """(x, word, y) for "x over y", "x rather than y", "from x to y": two things a text
+    sets against each other, in its order (each a noun with its compounds)."""
+    out = set()
+    for i, word in enumerate(words):
+        if word.low not in _CONTRAST_WORDS:
+            continue
+        same = [j for j in range(len(words)) if words[j].sent == word.sent]
+        left = next((j for j in reversed(same) if j < i and words[j].pos in _NOUN_TAGS), None)
+        right = next((j for j in same if j > i and words[j].pos in _NOUN_TAGS), None)
+        if left is None or right is None:
+            continue
+        start = left
+        while start - 1 >= 0 and words[start - 1].dep == "compound":
+            start -= 1
+        end = right
+        while (
+            end + 1 < len(words)
+            and words[end].dep == "compound"
+            and words[end + 1].pos in _NOUN_TAGS
+        ):
+            end += 1
+        x = " ".join(stem(norm(w.lemma)) for w in words[start : left + 1])
+        y = " ".join(stem(norm(w.lemma)) for w in words[right : end + 1])
+        out.add((x, word.low, y))
+    return frozenset(out)

@@ -13,96 +13,41 @@ from functools import lru_cache
 import snowballstemmer
 
 from memfold.reading import tables
+from memfold.reading.clock import clock, told_clock
 from memfold.reading.model import Reading, Word
+from memfold.reading.value_words import (
+    CURRENCY_SIGNS as _CURRENCY_SIGNS,
+)
+from memfold.reading.value_words import (
+    FRACTIONS as _FRACTIONS,
+)
+from memfold.reading.value_words import (
+    MONTHS as _MONTHS,
+)
+from memfold.reading.value_words import (
+    ORDINAL_WORDS as _ORDINAL_WORDS,
+)
+from memfold.reading.value_words import (
+    SCALE as _SCALE,
+)
+from memfold.reading.value_words import (
+    SMALL as _SMALL,
+)
+from memfold.reading.value_words import (
+    STARTERS as _STARTERS,
+)
+from memfold.reading.value_words import (
+    WEEKDAYS as _WEEKDAYS,
+)
 
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
-_CLOCK_SUFFIX = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm|a\.m\.|p\.m\.)$")
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$")
 _VERSION = re.compile(r"^v?\d+(?:\.(?:\d+|x))+$|^v\d+$", re.IGNORECASE)
 _SUFFIXED = re.compile(r"^(\d+(?:\.\d+)?)([km])$")
 # A number with its unit written on ("0.13pc", "12gb"), where the tokenizer keeps them one.
 _GLUED = re.compile(r"^(\d+(?:\.\d+)?)([a-z%]+)$")
+_SLASHED = re.compile(r"^(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
-_MERIDIEM = {"am": False, "a.m.": False, "pm": True, "p.m.": True}
-_DAY_PART = {"morning": False, "afternoon": True, "evening": True, "night": True}
-_UNITS_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-)
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
-_SMALL = {
-    **{w: n for n, w in enumerate(_UNITS_WORDS.split())},
-    **_TENS,
-    "eighty": 80,
-    "ninety": 90,
-    "dozen": 12,
-    "a": 1,
-}
-_ORDINALS = (
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
-)
-_ORDINAL_WORDS = {w: n + 1 for n, w in enumerate(_ORDINALS.split())}
-_SCALE = {
-    "hundred": 100,
-    "thousand": 1_000,
-    "million": 1_000_000,
-    "billion": 1_000_000_000,
-    "k": 1_000,
-    "m": 1_000_000,
-    "bn": 1_000_000_000,
-}
-_FRACTIONS = {"half": 50.0, "third": 33.3, "quarter": 25.0, "tenth": 10.0, "fifth": 20.0}
-_MONTHS = {
-    m: n + 1
-    for n, names in enumerate(
-        (
-            "january jan",
-            "february feb",
-            "march mar",
-            "april apr",
-            "may",
-            "june jun",
-            "july jul",
-            "august aug",
-            "september sep sept",
-            "october oct",
-            "november nov",
-            "december dec",
-        )
-    )
-    for m in names.split()
-}
-_WEEKDAYS = {
-    d: names.split()[0][:3]
-    for names in (
-        "monday mon mondays",
-        "tuesday tue tues tuesdays",
-        "wednesday wed wednesdays",
-        "thursday thu thur thurs thursdays",
-        "friday fri fridays",
-        "saturday sat saturdays",
-        "sunday sun sundays",
-    )
-    for d in names.split()
-}
-_CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp"}
-_STARTERS = frozenset(
-    (
-        *_SMALL,
-        *_SCALE,
-        *_FRACTIONS,
-        *_MONTHS,
-        *_WEEKDAYS,
-        *_ORDINAL_WORDS,
-        *_CURRENCY_SIGNS,
-        "an",
-        "one",
-        "noon",
-        "midday",
-        "midnight",
-    )
-)
 _STEM = snowballstemmer.stemmer("english")
 
 
@@ -140,6 +85,8 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             continue
         kind, key, span = found
         anchor = _anchor(words, span) if kind == "number" else ""
+        if words[span[-1]].low == "decade":
+            anchor = "year"
         glued = _glued_unit(words[span[0]].low)
         if kind == "number" and glued:
             anchor = glued
@@ -148,6 +95,11 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
         elif kind == "number" and anchor == "percent":
             kind, anchor = "percent", ""
         out.append(Value(kind, key, anchor, span[0], words[span[0]].sent))
+        slashed = _SLASHED.match(words[span[0]].low)
+        if kind == "date" and slashed and slashed.group(3):  # "9/20/2025": its year too
+            year = slashed.group(3)
+            year = year if len(year) == 4 else f"20{year}"
+            out.append(Value("year", year, "", span[0], words[span[0]].sent))
         used.update(span)
         if kind in ("money", "percent"):
             used.update(_unit_words(words, span))
@@ -166,13 +118,16 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     word = words[i]
     low = word.low
     nxt = words[i + 1].low if i + 1 < len(words) else ""
+    told = told_clock(words, i) or _numeric_date(low, i) or _decade(words, i)
+    if told is not None:
+        return told
     if low in ("noon", "midday"):
         return "time", "12:00", [i]
     if low == "midnight":
         return "time", "00:00", [i]
-    clock = _clock(words, i)
-    if clock is not None:
-        return clock
+    found_clock = clock(words, i)
+    if found_clock is not None:
+        return found_clock
     if low in _MONTHS and (word.pos == "PROPN" or low != "may"):
         return _date(words, i)
     if low in _WEEKDAYS and word.pos in ("PROPN", "NOUN"):
@@ -225,46 +180,27 @@ def _is_versioned(words: tuple[Word, ...], i: int) -> bool:
     return i > 0 and (words[i - 1].pos == "PROPN" or words[i - 1].low in ("version", "release"))
 
 
-def _clock(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
-    low = words[i].low
-    nxt = words[i + 1].low if i + 1 < len(words) else ""
-    joined = _CLOCK_SUFFIX.match(low)
-    if joined:
-        return "time", _hhmm(int(joined.group(1)), joined.group(2), joined.group(3)), [i]
-    plain = _CLOCK.match(low)
-    hour: int | None = None
-    minute: str | None = None
-    if plain:
-        hour, minute = int(plain.group(1)), plain.group(2)
-    elif words[i].pos == "NUM" or low.isdigit():
-        small = _SMALL.get(low) if low != "a" else None
-        hour = int(low) if low.isdigit() and len(low) <= 2 else small
-    if hour is None or hour > 24:
+def _numeric_date(low: str, i: int) -> tuple[str, str, list[int]] | None:
+    """ "9/20/2025", "20/9": a date in figures where the day cannot be the month (over
+    12), so its order is known; the year is read apart (``values``)."""
+    found = _SLASHED.match(low)
+    if found is None:
         return None
-    if nxt in _MERIDIEM:
-        return "time", _hhmm(hour, minute, nxt), [i, i + 1]
-    if nxt == "o'clock":
-        return "time", f"{hour:02d}:00", [i, i + 1]
-    if (
-        nxt == "in"
-        and i + 3 < len(words)
-        and words[i + 2].low == "the"
-        and words[i + 3].low in _DAY_PART
-    ):
-        pm = _DAY_PART[words[i + 3].low]
-        return "time", _hhmm(hour, minute, "pm" if pm else "am"), [i, i + 1, i + 2, i + 3]
-    if plain:
-        return "time", f"{hour:02d}:{minute}", [i]
+    first, second = int(found.group(1)), int(found.group(2))
+    if first > 12 >= second >= 1 and first <= 31:
+        month, day = second, first
+    elif second > 12 >= first >= 1 and second <= 31:
+        month, day = first, second
+    else:
+        return None  # "3/4": March 4 or 3 April
+    return "date", f"{month:02d}-{day:02d}", [i]
+
+
+def _decade(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
+    """ "a decade" = "ten years" (its anchor is set to years by ``values``)."""
+    if words[i].low in ("a", "one") and i + 1 < len(words) and words[i + 1].low == "decade":
+        return "number", "10", [i, i + 1]
     return None
-
-
-def _hhmm(hour: int, minute: str | None, meridiem: str) -> str:
-    pm = meridiem.startswith("p")
-    if pm and hour < 12:
-        hour += 12
-    if not pm and hour == 12:
-        hour = 0
-    return f"{hour:02d}:{minute or '00'}"
 
 
 def _month_near(words: tuple[Word, ...], i: int) -> int | None:
@@ -313,20 +249,39 @@ def _number(words: tuple[Word, ...], i: int) -> tuple[float, list[int]] | None:
     if value is None:
         return None
     span = [i]
+    total, current = 0.0, value
     j = i + 1
     while j < len(words):
         low_j = words[j].low
+        small = _SMALL.get(low_j) if words[j].pos == "NUM" and low_j != "a" else None
         if low_j in _SCALE and words[j].pos in ("NUM", "NOUN"):
-            value *= _SCALE[low_j]
-        elif words[j].pos == "NUM" and low_j in _SMALL and low_j != "a" and value < 100:
-            value += _SMALL[low_j]  # "twenty five"
+            if _SCALE[low_j] >= 1_000:  # "two thousand one hundred fifty": 2000 + 150
+                total, current = total + current * _SCALE[low_j], 0.0
+            else:
+                current *= _SCALE[low_j]
+        elif small is not None and _adds(total, current, small):
+            current += small  # "twenty five", "one hundred fifty"
         elif low_j == "-" and j + 1 < len(words) and words[j + 1].pos == "NUM":
             pass
+        elif low_j == "and" and j + 1 < len(words) and words[j + 1].low in _SMALL and current:
+            pass  # "one hundred and fifty"
         else:
             break
         span.append(j)
         j += 1
-    return value, span
+    if words[span[-1]].low == "and":
+        span.pop()
+    return total + current, span
+
+
+def _adds(total: float, current: float, small: int) -> bool:
+    """A number word told after ``current`` adds to it: "twenty five", "one hundred
+    fifty", "two thousand one"; not "five twenty" (two numbers)."""
+    if current == 0:
+        return total > 0
+    if current >= 100 and current % 100 == 0:
+        return small < 100
+    return 20 <= current < 100 and current % 10 == 0 and small < 10
 
 
 def _is_year(words: tuple[Word, ...], i: int, number: float) -> bool:
