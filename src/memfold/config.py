@@ -137,7 +137,7 @@ class ConversationSettings(Section):
     # messages takes at least this share of its content words from that participant's.
     extract_subject_min_own_share: float = Field(0.5, ge=0.0, le=1.0)
     # The rule extractor also keeps, from a user's sentence no other rule took, each
-    # clause that states a value (a date, a count, a percentage: policy/values/fact_split.py)
+    # clause that states a value (a date, a count, a percentage: engine/conversation/value_facts.py)
     # with this many content words, framing aside, up to the max: a fact that can be
     # superseded on its own when that value changes. value_fact_max_words = 0: none.
     value_fact_min_words: int = Field(2, ge=1)

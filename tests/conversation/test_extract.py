@@ -182,7 +182,7 @@ def test_an_extract_with_an_invented_number_is_dropped_and_logged(
         found = extract(mem.ctx, judge, _stored(), SCOPE)
     assert [(e.text, e.sources) for e in found] == [("User has two cats", ("m3",))]
     # Why, not what: a log line outlives a forget, so it never quotes the text.
-    assert "adds number" in caplog.text and "adds name" in caplog.text
+    assert "states number" in caplog.text and "result names" in caplog.text
     assert "'3'" not in caplog.text and "anchester" not in caplog.text
 
 

@@ -221,10 +221,10 @@ def test_a_summary_that_drops_a_date_falls_back_to_the_concatenation(
     ids = _seed_memories(mem_off)
     with _llm_judge(server.base_url) as judge:
         (done,) = compress_fading(mem_off.ctx, judge, _records(mem_off, ids), NOW)
-    assert done.fallback is not None and "drops number '20'" in done.fallback
+    assert done.fallback is not None and "drops date '03-20'" in done.fallback
     _assert_compressed(mem_off, ids, done, CONCATENATION)
     entry = mem_off.store.get_log(done.log_id or 0)
-    assert entry is not None and "drops number '20'" in entry.reasoning
+    assert entry is not None and "drops date '03-20'" in entry.reasoning
     assert "concatenation written" in entry.reasoning
 
 

@@ -31,7 +31,7 @@ def _update_with_the_new_text(body: dict[str, Any]) -> dict[str, Any]:
             "item": item["item"],
             "action": "UPDATE",
             "target_ids": [item["candidates"][0]["id"]],
-            "text": item["new"]["text"] + " (checked)",
+            "text": item["new"]["text"] + " (again)",
             "area": "main",
             "importance": 0.5,
             "confidence": 0.95,
@@ -67,6 +67,6 @@ def test_a_qualified_password_never_reaches_the_llm_and_is_written_back(
             assert "hunter2" not in text
         updated = mem.get(first.id)
         assert updated.status is Status.ACTIVE
-        assert updated.text == TEXT + ". (checked)"  # the real password, restored
+        assert updated.text == TEXT + ". (again)"  # the real password, restored
         active = [m.text for m in mem.list(user_id="u")]
-        assert active == [TEXT + ". (checked)"]
+        assert active == [TEXT + ". (again)"]

@@ -12,7 +12,6 @@ from memfold.policy.result_check import (
     check_result,
     drift_problems,
     instruction_like,
-    negation_marks,
 )
 
 LIMITS = ResultLimits.from_parts()
@@ -32,9 +31,9 @@ def test_a_faithful_merge_passes() -> None:
 @pytest.mark.parametrize(
     ("result", "reason"),
     [
-        ("Alice lives in Lyon", "drops number '2019' of b"),
-        ("Alice has lived in Paris since 2019", "drops name 'lyon'"),
-        ("She has lived there since 2019", "drops name 'alice'"),
+        ("Alice lives in Lyon", "drops year '2019'"),
+        ("Alice has lived in Paris since 2019", "drops the name 'lyon'"),
+        ("She has lived there since 2019", "drops the name 'alice'"),
     ],
 )
 def test_dropping_a_fact_is_refused(result: str, reason: str) -> None:
@@ -43,19 +42,19 @@ def test_dropping_a_fact_is_refused(result: str, reason: str) -> None:
 
 def test_dropping_a_date_or_most_content_words_is_refused() -> None:
     sources = [Source("a", "The standup moved to Tuesday mornings in the small room")]
-    assert "drops date 'tuesday'" in problems("The standup moved to mornings", sources)
+    assert "drops weekday 'tue'" in problems("The standup moved to mornings", sources)
     assert "content words of a" in problems("The standup moved to Tuesday", sources)
 
 
 @pytest.mark.parametrize(
     ("result", "reason"),
     [
-        ("Alice has lived in Lyon since 2019 with 3 cats", "adds number '3'"),
-        ("Alice has lived in Lyon since 2019 and since March", "adds date 'march'"),
-        ("Alice has lived in Lyon with Marc since 2019", "adds name 'marc'"),
+        ("Alice has lived in Lyon since 2019 with 3 cats", "states number '3 cat'"),
+        ("Alice has lived in Lyon since 2019 and since March", "states date '03'"),
+        ("Alice has lived in Lyon with Marc since 2019", "names 'marc'"),
         (
             "Alice has lived happily in Lyon since 2019, renting a tiny blue flat",
-            "content words no source has",
+            "adds 'apartment', 'blue', 'rent', 'tiny', which no source says",
         ),
     ],
 )
@@ -64,15 +63,13 @@ def test_inventing_a_fact_is_refused(result: str, reason: str) -> None:
 
 
 def test_a_reversed_statement_is_refused() -> None:
-    assert "adds a negation" in problems("It is not true that Alice has lived in Lyon since 2019")
-    assert "adds a negation" in problems("Alice no longer lives in Lyon, since 2019")
-    assert "reversal word 'false'" in problems(
-        "It is false that Alice has lived in Lyon since 2019"
-    )
-    # A memory that is already negated, denied once more: the negation count alone
+    assert "negates 'true'" in problems("It is not true that Alice has lived in Lyon since 2019")
+    assert "negates 'reside'" in problems("Alice no longer lives in Lyon, since 2019")
+    assert "negates 'reside'" in problems("It is false that Alice has lived in Lyon since 2019")
+    # A memory that is already negated, denied once more: a count of negations alone
     # (2 in the sources) would let it through.
     never = [Source("a", "Emeka never runs on Sunday"), Source("b", "Emeka never runs on Sunday")]
-    assert "denies a statement" in problems("It is not true that Emeka never runs on Sunday", never)
+    assert "negates 'true'" in problems("It is not true that Emeka never runs on Sunday", never)
     negated = [Source("a", "Bob does not eat meat"), Source("b", "Bob does not eat red meat")]
     assert "drops the negation of 'eat'" in problems("Bob does eat red meat", negated)
 
@@ -83,22 +80,22 @@ def test_a_reversed_statement_is_refused() -> None:
         (
             [Source("a", "Ken's car is a red Mazda"), Source("b", "Ken's car is a red Mazda 3")],
             "Ken's wife's car is a red Mazda 3",
-            "relation word 'wife'",
+            "gives 'car' to wife",
         ),
         (
             [Source("a", "Aiko grew up in Sapporo"), Source("b", "Aiko grew up in Sapporo, Japan")],
             "Aiko's sister grew up in Sapporo, Japan",
-            'possessive "aiko\'s"',
+            "adds 'sister'",
         ),
         (
             [Source("a", "Deploys need approval from Wei"), Source("b", "Deploys need Wei's OK")],
             "Production deploys need approval from Wei",
-            "environment 'production'",
+            "names 'production'",
         ),
         (
             [Source("a", "Ivy's brother plays chess"), Source("b", "Ivy's brother plays chess")],
             "Ivy's sister plays chess",
-            "relation word 'sister'",
+            "adds 'sister'",
         ),
     ],
 )
@@ -172,12 +169,6 @@ def test_drift_from_every_source_is_refused() -> None:
     assert drift_problems(near, [("a", near), ("b", far)], 0.15) == []
     assert drift_problems(far, [("a", near)], 0.15)
     assert drift_problems(far, [("a", None)], 0.15) == []
-
-
-def test_negation_marks_count_each_cue_once() -> None:
-    assert negation_marks("Alice likes tea") == 0
-    assert negation_marks("Alice no longer likes tea") == 1
-    assert negation_marks("Alice used to like tea but doesn't now") == 2
 
 
 def test_a_word_swapped_in_place_is_refused_but_a_word_from_another_source_passes() -> None:

@@ -5,7 +5,7 @@ April 25") outranks the statement it updates, which plain similarity often ranks
 "Same topic" is the cosine between the two memories: ``update_similarity`` when the
 newer one announces a change, else ``plain_similarity`` (a near restatement). A newer
 memory announces a change when it holds a change cue ("new", "now", "moved", ...;
-``policy.text.has_update_cue``) or, with ``value_change``, when it states a number the
+``has_update_cue``) or, with ``value_change``, when it states a number the
 older one lacks while the older states numbers too: a changed value ("3 interviews"
 then "5 interviews", "70% accuracy" then "95%") is what a knowledge update is, with or
 without a cue word. Only the page is reordered, never its set, so recall at k is the
@@ -14,6 +14,7 @@ same with or without it. Chosen on the BEAM dev chats (docs/benchmarks.md, issue
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -21,7 +22,26 @@ import numpy as np
 
 from memfold.config_sections import SearchSettings
 from memfold.model import SearchHit
-from memfold.policy.text import has_update_cue, numbers
+
+# Words that usually announce a new value. They only reorder a page (never supersede
+# anything), so they may be broader than the guards' change cues.
+_UPDATE_WORDS = re.compile(
+    r"\b(?:updat(?:e|ed|es|ing)|new|now|recently|increased|decreased|improved|adjusted|"
+    r"resched\w*|moved|moving|changed|extended|instead|raised|lowered|switched|"
+    r"no longer|anymore|reached|revised|postponed|pushed back)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+
+
+def has_update_cue(text: str) -> bool:
+    """Does the text announce a change of something known ("the new deadline is...")?"""
+    return _UPDATE_WORDS.search(text) is not None
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers written in digits (thousands commas dropped)."""
+    return {m.replace(",", "") for m in _NUMBER.findall(text)}
 
 
 def value_changed(older: set[str], newer: set[str]) -> bool:

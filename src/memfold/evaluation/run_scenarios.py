@@ -37,7 +37,8 @@ from memfold.evaluation.env import EvalEnv
 from memfold.evaluation.scripted_judge import is_scripted, scripted_settings
 from memfold.memory import Memory
 from memfold.model import JSONDict, LinkKind, MemoryRecord, Status
-from memfold.policy import text as tx
+from memfold.reading.facts import facts
+from memfold.reading.keys import stem
 
 KINDS = ("distinct", "duplicate", "update", "contradiction")
 
@@ -231,8 +232,9 @@ def _linked(mem: Memory, a: str, b: str, kind: LinkKind) -> bool:
 
 def _holds(text: str, fact: str) -> bool:
     """Does ``text`` keep the content words of ``fact`` (the information-loss view)?"""
-    wanted = tx.content_words(fact)
-    return bool(wanted) and len(wanted & tx.content_words(text)) / len(wanted) >= 0.8
+    wanted = {stem(w) for w in facts(fact).content}
+    have = facts(text).every_stem
+    return bool(wanted) and len(wanted & have) / len(wanted) >= 0.8
 
 
 def _holders(mem: Memory, scope: str, scenario: Scenario) -> int:

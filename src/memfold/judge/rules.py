@@ -12,6 +12,7 @@ always means KEEP_SEPARATE / ADD: a missed merge is recoverable.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from memfold.config import ConsolidationSettings
@@ -25,8 +26,8 @@ from memfold.model import (
     Decision,
     MemoryRecord,
     PairLabel,
+    plain_words,
 )
-from memfold.policy import text as tx
 from memfold.reading.parser import read_many
 from memfold.reading.relation import Limits, PairReading, Relation, relate, same_words
 
@@ -42,6 +43,7 @@ _CONFIDENCE = {
     Relation.OTHER: 0.6,
 }
 _EXACT = 0.99
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def limits_from_settings(settings: ConsolidationSettings) -> Limits:
@@ -155,8 +157,8 @@ class RuleJudge:
         seen: set[str] = set()
         kept: list[str] = []
         for memory in ordered:
-            for sentence in tx.sentences(memory.text):
-                key = tx.normalized(sentence)
+            for sentence in _SENTENCE_END.split(memory.text.strip()):
+                key = plain_words(sentence)
                 if key and key not in seen:
                     seen.add(key)
                     kept.append(_terminated(sentence))
@@ -168,7 +170,7 @@ class RuleJudge:
         seen: set[str] = set()
         parts: list[str] = []
         for memory in memories:
-            key = tx.normalized(memory.text)
+            key = plain_words(memory.text)
             if key and key not in seen:
                 seen.add(key)
                 parts.append(memory.text.strip())

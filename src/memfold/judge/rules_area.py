@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from memfold.model import Area
-from memfold.policy import text as tx
+from memfold.reading.facts import facts
 
 _SOLUTION = re.compile(
     r"\b(fixed by|fixed it|the fix|to fix|fixes|solution|solved by|resolved|workaround|"
@@ -38,6 +38,6 @@ def area_for(text: str, fragment_max_words: int) -> Area | None:
         return Area.SOLUTIONS
     if _INSTRUMENT.search(stripped):
         return Area.INSTRUMENTS
-    if len(tx.content_words(stripped)) <= fragment_max_words:
+    if len(facts(stripped).content) <= fragment_max_words:
         return Area.FRAGMENTS
     return None

@@ -26,6 +26,7 @@ from memfold.model.records import (
     new_id,
     normalize_text,
     parse_time,
+    plain_words,
     utcnow,
 )
 from memfold.model.work import (
@@ -68,5 +69,6 @@ __all__ = [
     "new_id",
     "normalize_text",
     "parse_time",
+    "plain_words",
     "utcnow",
 ]

@@ -118,12 +118,19 @@ def new_id() -> str:
 
 
 _WS = re.compile(r"\s+")
+_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
 
 def normalize_text(text: str) -> str:
     """Canonical form used for content hashes and exact-duplicate checks."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return _WS.sub(" ", folded).strip()
+
+
+def plain_words(text: str) -> str:
+    """Casefolded words without punctuation: two texts equal here say the same words
+    ("Alice likes tea." / "alice likes tea")."""
+    return _NOT_WORD.sub(" ", normalize_text(text)).strip()
 
 
 def content_hash(text: str) -> str:

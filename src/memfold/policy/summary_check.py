@@ -21,13 +21,14 @@ addresses a model).
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from memfold.model import normalize_text
 from memfold.policy.result_check import ResultLimits, Source, check_result
-from memfold.policy.wording.lexicon import MONTH_NAMES
+from memfold.reading.value_words import MONTHS
 
 LABEL = "Summary: "
 SEPARATOR = " | "
@@ -50,7 +51,7 @@ def concatenation(texts: Sequence[str]) -> str | None:
 
 
 def _month(match: re.Match[str]) -> str:
-    return MONTH_NAMES[match.group(1).lower()].capitalize()
+    return calendar.month_name[MONTHS[match.group(1).lower()]]
 
 
 def checked_view(text: str) -> str:

@@ -14,7 +14,8 @@ Read on the parse of every text (``memfold.reading.facts``):
 - roles, owners and polarity as a source has them: the subject of a verb, whose thing
   it is, what is negated and what is its antonym; a state word ("enabled") said of
   nouns one source says it of;
-- at most ``max_new_words`` new content words, ``max_new_nouns`` new nouns.
+- at most ``max_new_words`` new content words, ``max_new_nouns`` new nouns (and, with
+  ``keep_all``, as many new verbs).
 Pure; each problem names what it saw."""
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ def binding_problems(
         problems += _states_bound(result, held)
         problems += moved_attributes(result, sources)
     problems += _new_words(out, held, max_new_words, max_new_nouns)
+    if keep_all:
+        problems += _new_verbs(out, held, max_new_nouns)
     return problems
 
 
@@ -345,4 +348,15 @@ def _new_words(out: Facts, held: list[Facts], max_words: int, max_nouns: int) ->
     nouns = [w for w in new if w in out.nouns]
     if len(new) > max_words or len(nouns) > max_nouns:
         return [f"result adds {', '.join(repr(w) for w in new)}, which no source says"]
+    return []
+
+
+def _new_verbs(out: Facts, held: list[Facts], max_verbs: int) -> list[str]:
+    """A text that must keep every source whole says nothing new of their things: a verb
+    no source has is a new statement ("has outgrown the allergy"), held to the nouns'
+    bound."""
+    stems = set().union(*(f.every_stem for f in held)) if held else set()
+    new = sorted(w for w in out.verbs if stem(w) not in stems)
+    if len(new) > max_verbs:
+        return [f"result says {', '.join(repr(w) for w in new)}, which no source says"]
     return []

@@ -25,12 +25,11 @@ from typing import TYPE_CHECKING
 from memfold.engine.context import Context
 from memfold.engine.conversation.extract_rules import extract_by_rules
 from memfold.judge.base import Judge
-from memfold.model import Area, Scope
+from memfold.model import Area, Scope, plain_words
 from memfold.policy.extract_check import check_extract
 from memfold.policy.messages import Message, NewMessage
 from memfold.policy.redact import problem_kinds
 from memfold.policy.result_check import ResultLimits
-from memfold.policy.text import normalized
 
 if TYPE_CHECKING:  # memfold.llm imports openai: only when extract runs (CLI start-up)
     from memfold.engine.conversation.extract_llm import RawExtract
@@ -167,7 +166,7 @@ def extract(
     out: list[Extracted] = []
     kept: set[str] = set()
     for text, area, cited in raw:
-        if normalized(text) in kept:  # small models repeat an extract once per message
+        if plain_words(text) in kept:  # small models repeat an extract once per message
             continue
         indices, problems = cited, checker.problems(text, cited)
         moved = checker.reanchored(text, cited) if problems and by == "llm" else None
@@ -186,5 +185,5 @@ def extract(
             continue
         ids = tuple(source_id(messages[i], i) for i in indices)
         out.append(Extracted(text=text, area=area, sources=ids, by=by))
-        kept.add(normalized(text))
+        kept.add(plain_words(text))
     return out

@@ -13,7 +13,7 @@ What the rules take (everything else is left alone; there are no rule fragments)
 - instruments: a command from any message: a fenced code block's first line, an inline
   code span that reads as a shell command, or "run <command>" naming a known tool;
 - main, values: from a user's sentence no rule above took, each clause that states a
-  value (``policy.values.fact_split``: "I have a deadline of April 1, 2024, for the first
+  value (``engine.conversation.value_facts``: "I have a deadline of April 1, 2024, for the first
   sprint"), in the message's words, so one changed value can supersede that fact alone.
 
 Each memory keeps the words of its message (only the speaker is renamed), so it passes
@@ -26,8 +26,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from memfold.engine.conversation.value_facts import value_facts
 from memfold.model import Area
-from memfold.policy.values.fact_split import value_facts
 
 _MIN_WORDS = 3
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -12,17 +12,20 @@ the assistant starts ("..., can you help me", "..., what are some", "so how can 
 the questions are dropped, and so is what lies in a code block. A clause that starts
 with "it" or "which" ("it's rescheduled to March 22") keeps the clause before it, so it
 names what it is about; "remind me that ..." states what follows. A fact is a clause
-with a value (``policy.values.slots``: a date or time, a count, a percentage, a version)
-and ``min_words`` to ``max_words`` content words, its leading "and" / "so" dropped.
-Pure: no I/O.
+with a value (``memfold.reading.values``: a date or time, a count, an amount, a
+percentage, a version; a year or an ordinal alone is none) that says what it is about in
+at least ``min_words`` content words and holds at most ``max_words`` content words
+(nouns, verbs, adjectives, adverbs, names and numbers of its parse), its leading "and" /
+"so" dropped. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import re
 
-from memfold.policy import text as tx
-from memfold.policy.values.slots import context_words, read_slots
+from memfold.reading.facts import Facts, facts_of
+from memfold.reading.model import Reading
+from memfold.reading.parser import read, read_many
 
 _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _SPAN = re.compile(r"`[^`\n]*`")
@@ -48,6 +51,9 @@ _CUT_LONG = re.compile(
 )
 _LEAD = re.compile(r"^(?:and|but|so|or|then|considering|especially)\s+", re.IGNORECASE)
 _ANAPHORIC = re.compile(r"^(?:it|it's|it’s|which|that's|this)\b", re.IGNORECASE)
+# A value that states no fact of its own: a year dates one, an ordinal ranks one.
+_NOT_A_VALUE = frozenset(("year", "ordinal"))
+_COUNTED = frozenset(("NOUN", "VERB", "ADJ", "ADV", "PROPN", "NUM"))
 _STATES = re.compile(
     r"^(?:can|could|would)\s+you\s+(?:please\s+)?remind\s+me\s+(?:that|of)\s+",
     re.IGNORECASE,
@@ -89,18 +95,32 @@ def value_facts(text: str, min_words: int, max_words: int) -> list[str]:
     each once: a statement of more than ``max_words`` content words is cut further at
     the speaker's next clause or an aside, and what is still too long is dropped."""
     bare = _SPAN.sub("", _FENCE.sub("\n", text))
-    out: list[str] = []
+    parts: list[str] = []
     for sentence in _sentences(bare):
-        if tx.is_question(sentence) and len(_CUT.split(sentence)) == 1:
+        if _is_question(sentence) and len(_CUT.split(sentence)) == 1:
             continue  # a question alone states nothing
         for clause in _clauses(sentence):
-            parts = [clause]
-            if len(tx.content_sequence(clause)) > max_words:
-                parts = [p for piece in _CUT_LONG.split(clause) for p in _clauses(piece)]
-            for part in parts:
-                words = len(tx.content_sequence(part))
-                if len(context_words(part)) < min_words or words > max_words:
-                    continue
-                if read_slots(part) and part not in out:
-                    out.append(part)
+            if _content_count(read(clause)) > max_words:
+                parts += [p for piece in _CUT_LONG.split(clause) for p in _clauses(piece)]
+            else:
+                parts.append(clause)
+    out: list[str] = []
+    for part, reading in zip(parts, read_many(parts), strict=True):
+        if _content_count(reading) > max_words or part in out:
+            continue
+        if _states_value(facts_of(reading), min_words):
+            out.append(part)
     return out
+
+
+def _is_question(text: str) -> bool:
+    return text.strip().rstrip("\"'”’)").endswith("?")
+
+
+def _content_count(reading: Reading) -> int:
+    return sum(w.pos in _COUNTED for w in reading.words)
+
+
+def _states_value(f: Facts, min_words: int) -> bool:
+    """A value, and at least ``min_words`` content words besides it saying what it is of."""
+    return any(v.kind not in _NOT_A_VALUE for v in f.values) and len(f.content) >= min_words

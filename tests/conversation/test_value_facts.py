@@ -1,8 +1,8 @@
-"""A long message split into the facts that state a value (policy.values.fact_split)."""
+"""A long message split into the facts that state a value (engine.conversation.value_facts)."""
 
 from __future__ import annotations
 
-from memfold.policy.values.fact_split import value_facts
+from memfold.engine.conversation.value_facts import value_facts
 
 MESSAGE = (
     "I'm trying to plan out my timeline and I have a deadline of April 1, 2024, for the "
