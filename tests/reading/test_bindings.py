@@ -41,6 +41,11 @@ def check(result: str, sources: list[str], keep_all: bool = True) -> list[str]:
             "drops",
         ),
         (
+            "Guests have to pay for the visitor lot behind the clinic.",
+            ["The visitor lot behind the clinic is free.", "Guests pay for the visitor lot."],
+            "says it is ('free')",
+        ),
+        (
             "Dark mode is disabled on the laptop; updates are enabled on the phone.",
             ["Dark mode is enabled on the laptop.", "Updates are disabled on the phone."],
             "together",

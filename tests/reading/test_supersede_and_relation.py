@@ -86,6 +86,12 @@ def test_a_word_told_in_place_of_another_is_a_swap(older: str, newer: str) -> No
             "The pull requests for billing are reviewed by Ahmed.",
             "person",
         ),
+        # What the older says its subject is, in none of the newer's words.
+        (
+            "The visitor lot behind the clinic is free on weekends.",
+            "On weekends you have to pay to use the visitor lot behind the clinic.",
+            "state",
+        ),
     ],
 )
 def test_what_is_no_restatement(older: str, newer: str, why: str) -> None:

@@ -7,7 +7,8 @@ Read on the parse of every text (``memfold.reading.facts``):
 - nothing new: every value (number with what it counts, amount, date, time) and every
   name of the result is in some source;
 - nothing lost (``keep_all``: merges and lifecycle summaries): every value, name, noun
-  and verb of every source is in the result;
+  and verb of every source, and what it says its subject is ("is free"), is in the
+  result;
 - bindings kept: participants (names and values) that one part of the result states
   together must be stated together by one source ("in January with Ana" when January
   went with Tom), and two names must not trade places ("Daniel mentors Sofia");
@@ -101,6 +102,8 @@ def _lost_participants(out: Facts, held: list[Facts]) -> list[str]:
         for word in sorted(source.nouns | source.verbs):
             if stem(word) not in out.every_stem:
                 problems.append(f"result drops '{word}'")
+        for state in sorted(source.states - out.every_stem):
+            problems.append(f"result drops what a source says it is ('{state}')")
     return list(dict.fromkeys(problems))
 
 

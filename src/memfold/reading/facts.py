@@ -35,6 +35,7 @@ _CONTENT_POS = frozenset(("NOUN", "VERB", "ADJ", "PROPN"))
 # Which way a verb goes ("moved out of" / "moved into"): closed-class particles.
 _DIRECTIONS = frozenset(("in", "into", "out", "from", "to", "onto", "off", "up", "down", "away"))
 _TOWARD = {"into": "to", "onto": "to"}  # "flew into Lisbon" goes where "flew to" goes
+_COPULA_STATE = ("be", "acomp", "N")  # a slot: an adjective after "is"
 _ENDS = {"to": "to", "into": "to", "onto": "to", "from": "from", "off": "from", "out": "from"}
 
 
@@ -96,6 +97,12 @@ class Facts:
             if i not in determined and self.deps[i] != "compound"
             for w in (lemma, low)
         )
+
+    @cached_property
+    def states(self) -> frozenset[str]:
+        """The stems of what the text says its subject is: adjectives after a copula ("is
+        free", "is publicly readable")."""
+        return frozenset(k for k, slots in self.slots.items() if _COPULA_STATE in slots)
 
     @property
     def value_idents(self) -> frozenset[tuple[str, str, str]]:

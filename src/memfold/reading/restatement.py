@@ -44,6 +44,11 @@ def restatement_differences(
     if lost and valued:
         # A value where the older had words: "unlimited calls" / "capped at 1,000 calls".
         return [Difference("value", f"{valued[0]} in place of {listed(lost)}")]
+    states = [w for w in lost if stem(w) in a.states]
+    if states:
+        # What the older says its subject is ("is free", "is publicly readable"), in
+        # none of the newer's words: the newer says something else of it.
+        return [Difference("state", f"{listed(states)} in the older text only")]
     lost_things = [w for w in lost if not _is_verb(a, w)]
     if len(lost_things) > len(added):
         # Things the older names told in none of the newer's words: it says less. (A
