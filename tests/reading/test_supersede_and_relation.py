@@ -37,6 +37,29 @@ def test_a_change_cue_about_the_same_statement_is_evidence() -> None:
     assert not other.found and "something else" in other.reason
 
 
+@pytest.mark.parametrize(
+    "plan",
+    [
+        "Tariq may move to Porto.",
+        "Tariq will move to Porto next year.",
+        "Tariq is going to move to Porto in the autumn.",
+        "Tariq wants to move to Porto.",
+        "Tariq is probably moving to Porto.",
+    ],
+)
+def test_a_plan_or_a_guess_leaves_a_fact_standing(plan: str) -> None:
+    assert not supersede_evidence("Tariq lives in Braga.", plan, 0.5).found
+    assert not change_cues(facts(plan))
+
+
+def test_a_plan_may_change_a_plan() -> None:
+    newer = "Ines asked to get the weekly report on Fridays instead."
+    older = "Ines wants to get the weekly report on Mondays."
+    assert supersede_evidence(older, newer, 0.5).found
+    # The same wish does not retire a fact: its cue is not said to have happened.
+    assert not change_cues(facts(newer))
+
+
 def test_a_later_date_counts_only_beside_another_changed_value() -> None:
     older, newer = (
         "As of Q4 2023, the team has 12 agents.",

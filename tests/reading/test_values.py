@@ -31,6 +31,8 @@ def idents(text: str) -> list[tuple[str, str, str]]:
         ("The wedding is on 9/20/2025.", "The wedding is on September 20, 2025."),
         ("The wedding is on 20/9/2025.", "The wedding is on 20 September 2025."),
         ("Vikram has lived in Lyon for a decade.", "Vikram has lived in Lyon for ten years."),
+        ("The user lives on the 12th floor.", "The user lives on floor twelve."),
+        ("Ana visits Porto every other week.", "Ana visits Porto every two weeks."),
     ],
 )
 def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:
@@ -40,12 +42,17 @@ def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:
 def test_a_number_is_bound_to_what_it_counts() -> None:
     assert idents("The flight leaves at 9 am from gate 12.") == [
         ("time", "09:00", ""),
-        ("number", "12", "gate"),
+        ("ordinal", "12", "gate"),
     ]
     assert idents("The flight leaves at 12 am from gate 9.") == [
         ("time", "00:00", ""),
-        ("number", "9", "gate"),
+        ("ordinal", "9", "gate"),
     ]
+
+
+def test_a_number_after_its_noun_labels_it_and_one_before_counts() -> None:
+    assert idents("The office is on the third floor.") == [("ordinal", "3", "floor")]
+    assert idents("The office building has 3 floors.") == [("number", "3", "floor")]
 
 
 def test_years_dates_and_weekdays_have_their_own_kinds() -> None:

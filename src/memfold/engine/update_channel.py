@@ -30,11 +30,12 @@ from memfold.engine.context import Context
 from memfold.model import Candidate, MemoryRecord, Status
 from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import Facts, facts
+from memfold.reading.keys import stem, table_stems
 from memfold.reading.restatement import new_value_only
 from memfold.reading.supersede import attribute as supersede_attribute
 from memfold.reading.supersede import change_cues, implied_words, named_stems
 
-__all__ = ["channel_open", "has_cue", "update_candidates", "update_match"]
+__all__ = ["channel_open", "channel_query", "has_cue", "update_candidates", "update_match"]
 
 
 def has_cue(text: str) -> bool:
@@ -66,6 +67,29 @@ def update_match(older: str, newer: str, min_overlap: float, swap_max: int = 2) 
         f"({', '.join(sorted(_about(a) & _about(b)))}), attribute "
         f"{', '.join(sorted(attribute & named))}"
     )
+
+
+_EMPTY_VERBS = frozenset(("be", "have"))  # verbs that name no attribute (as supersede's)
+_SEARCHED = frozenset(("NOUN", "PROPN", "VERB", "ADJ"))
+
+
+def channel_query(f: Facts) -> str:
+    """What the keyword search looks for: the words of ``f`` that an older memory's
+    attribute could share (``update_match`` needs one): its nouns, verbs, adjectives and
+    names as written, less its change cues and "be" / "have", and the attributes its
+    verbs imply. Not its function
+    words ("am", "the"), which most memories of a scope hold: ranking every memory that
+    has one is most of a search's cost in a large scope."""
+    cues = table_stems("change_cues", "value_change_verbs")
+    words = [
+        low
+        for low, lemma, pos in zip(f.lows, f.lemmas, f.poses, strict=True)
+        if pos in _SEARCHED
+        and lemma not in _EMPTY_VERBS
+        and stem(lemma) not in cues
+        and stem(low) not in cues
+    ]
+    return " ".join([*words, *implied_words(f)])
 
 
 def _about(f: Facts) -> set[str]:
@@ -109,7 +133,7 @@ def update_candidates(
     cfg = ctx.settings.consolidation
     if not channel_open(cfg, record):
         return []
-    query = " ".join([record.text, *implied_words(facts(record.text))])
+    query = channel_query(facts(record.text))
     hits = ctx.store.keyword_search(
         record.scope, query, cfg.update_channel_fetched, statuses=(Status.ACTIVE,)
     )

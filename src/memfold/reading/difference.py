@@ -11,6 +11,7 @@ UPDATE); ``supersede_conflicts`` the test for a newer text replacing an older on
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Literal
 
 from memfold.reading import tables
@@ -94,10 +95,8 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
         if stem(word) in a.every_stem and stem(word) in b.every_stem
     ]
     out += _demoted(a, b) + _demoted(b, a)
-    for pair in tables.pairs("antonyms"):
-        x, y = sorted(pair)
-        for p, q, one, two in ((x, y, a, b), (y, x, a, b)):
-            sp, sq = stem(norm(p)), stem(norm(q))  # as the facts key them
+    for x, y, sx, sy in _antonym_stems():
+        for p, q, sp, sq, one, two in ((x, y, sx, sy, a, b), (y, x, sy, sx, a, b)):
             if sp not in one.unnamed_stems or sq not in two.unnamed_stems:
                 continue  # "came back" against "gone"; not "back pain"
             if sq in one.unnamed_stems:
@@ -106,6 +105,13 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
             if (p in one.negated) == (q in two.negated):
                 out.append(Difference("polarity", f"'{x}' against '{y}'"))
     return out
+
+
+@cache
+def _antonym_stems() -> tuple[tuple[str, str, str, str], ...]:
+    """Each antonym pair, in order, with the stems the facts key its words by."""
+    pairs = (sorted(pair) for pair in tables.pairs("antonyms"))
+    return tuple((x, y, stem(norm(x)), stem(norm(y))) for x, y in pairs)
 
 
 def _demoted(a: Facts, b: Facts) -> list[Difference]:

@@ -218,12 +218,12 @@ def facts_of(reading: Reading) -> Facts:
             + [(words[i].sent, i, name) for i, name in chains.items() if chain_start(chains, i)]
         )
     )
+    modifiers_of: dict[int, set[str]] = defaultdict(set)
+    for m in words:
+        if m.dep in _MODIFIER_DEPS and m.pos in ("ADJ", "NOUN", "PROPN", "VERB"):
+            modifiers_of[m.head].add(stem(norm(m.lemma)))
     subject_mods = {
-        norm(words[i].lemma): frozenset(
-            stem(norm(m.lemma))
-            for m in words
-            if m.head == i and m.dep in _MODIFIER_DEPS and m.pos in ("ADJ", "NOUN", "PROPN", "VERB")
-        )
+        norm(w.lemma): frozenset(modifiers_of.get(i, ()))
         for i, w in enumerate(words)
         if w.dep in _SUBJECT_DEPS | {"nsubjpass"} and w.pos in ("NOUN", "PROPN")
     }

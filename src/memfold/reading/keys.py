@@ -5,7 +5,7 @@ one key, "the billing service" for which one). Pure."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import snowballstemmer
 
@@ -26,10 +26,17 @@ VALUE_KEY = "#value"
 _STEM = snowballstemmer.stemmer("english")
 
 
+@lru_cache(maxsize=100_000)
 def norm(lemma: str) -> str:
     """One spelling of a content word: lowercased, its synonym group's first word."""
     low = lemma.lower()
     return tables.group_of("synonyms").get(low, low)
+
+
+@cache
+def table_stems(*names: str) -> frozenset[str]:
+    """The stems of every word of the entries of the data files ``names``."""
+    return frozenset(stem(w) for name in names for e in tables.entries(name) for w in e.words)
 
 
 @lru_cache(maxsize=100_000)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from memfold.reading import tables
 from memfold.reading.difference import WORDING, additions, same_fact, uncovered
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import stem
+from memfold.reading.keys import stem, table_stems
 from memfold.reading.model import Difference, listed
 
 _THINGS = frozenset(("N",))
@@ -205,7 +205,7 @@ def new_value_only(older: str, newer: str, swap_max: int) -> bool:
     # order is delivered" / "the grocery delivery comes"); the newer may add when or why.
     lost = [d.item for d in uncovered(a, b) if d.kind not in VALUE_KINDS]
     added = [d.item for d in uncovered(b, a) if d.kind not in VALUE_KINDS]
-    changers = {stem(w) for e in tables.entries("value_change_verbs") for w in e.words}
+    changers = table_stems("value_change_verbs")
     told_by_cue = [w for w in lost if _is_verb(a, w)][: len([w for w in added if w in changers])]
     return not (
         len([w for w in lost if w not in told_by_cue and w not in cues]) > swap_max
@@ -213,6 +213,5 @@ def new_value_only(older: str, newer: str, swap_max: int) -> bool:
     )
 
 
-def _cue_stems() -> set[str]:
-    names = ("change_cues", "value_change_verbs")
-    return {stem(w) for t in names for e in tables.entries(t) for w in e.words}
+def _cue_stems() -> frozenset[str]:
+    return table_stems("change_cues", "value_change_verbs")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from memfold.reading import tables
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import stem
+from memfold.reading.keys import norm, stem, table_stems
 
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
 _NOUNS = frozenset(("NOUN", "PROPN"))
@@ -40,7 +40,10 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     """May ``newer`` retire ``older``? See the module docstring; the caller has checked
     ``supersede_conflicts``."""
     a, b = facts(older), facts(newer)
-    cues = sorted(c for c in change_cues(b) - change_cues(a) if not _said_in(a, c))
+    # A plan or a wish ("is going to move") changes only a plan or a wish ("wants daily
+    # emails" / "asked for weekly ones instead"), never a fact that still holds.
+    plans = _plan_or_wish(a)
+    cues = sorted(c for c in change_cues(b, plans) - change_cues(a, plans) if not _said_in(a, c))
     # A later date is evidence only beside another value that changed ("As of 2023, 12
     # agents" / "As of 2024, 15 agents"); alone it names another one ("the 2024 retreat").
     later = later_date(a, b) if _other_value_changed(a, b) else ""
@@ -59,9 +62,10 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     return Evidence(True, f"{shown} about the same statement (overlap {overlap:.2f})")
 
 
-def change_cues(f: Facts) -> set[str]:
+def change_cues(f: Facts, plans: bool = False) -> set[str]:
     """The change cues ``f``'s text holds, as the table writes them; never a noun ("sick
-    leave") or a participle describing one ("eleven payments left")."""
+    leave") or a participle describing one ("eleven payments left"), and with ``plans``
+    only, one of a change not said to have happened ("will move", "wants to switch")."""
     found = set()
     for table, needs_value in (("change_cues", False), ("value_change_verbs", True)):
         starting = tables.by_first_word(table)
@@ -71,7 +75,7 @@ def change_cues(f: Facts) -> set[str]:
                     n = len(entry.words)
                     if (
                         seq[i : i + n] == entry.words
-                        and _cue_at(f, i, n)
+                        and _cue_at(f, i, n, plans)
                         and (not needs_value or _takes_value(f, i, n))
                     ):
                         found.add(" ".join(entry.words))
@@ -185,12 +189,7 @@ def attribute(f: Facts) -> set[str]:
     the subject's own words, its names and the change cues ("The book club reads
     Beloved": read), or the subject's words when nothing else is said ("the user's
     title changed to ...": title)."""
-    cue_words = {
-        stem(w)
-        for t in ("change_cues", "value_change_verbs")
-        for e in tables.entries(t)
-        for w in e.words
-    }
+    cue_words = table_stems("change_cues", "value_change_verbs")
     verbs = {stem(v) for v, _ in f.clauses if v not in _EMPTY_VERBS}
     names = {stem(n) for n in f.names}
     said = ({stem(w) for w in f.content} | verbs) - cue_words - names
@@ -212,7 +211,41 @@ def _other_value_changed(a: Facts, b: Facts) -> bool:
     return bool(undated_a - undated_b and undated_b - undated_a)
 
 
-def _cue_at(f: Facts, i: int, n: int) -> bool:
+def _cue_at(f: Facts, i: int, n: int, plans: bool) -> bool:
     if n == 1 and (f.poses[i] in _NOUNS or f.tags[i] in _COMPARATIVES):
         return False  # "sick leave", "lower than ten per cent"
-    return not (f.poses[i] == "VERB" and f.deps[i] in ("acl", "amod"))
+    if f.poses[i] == "VERB" and f.deps[i] in ("acl", "amod"):
+        return False  # "the moved files"
+    return plans or not _unasserted(f, _verb_of(f, i))
+
+
+def _plan_or_wish(f: Facts) -> bool:
+    """Does a main verb of ``f`` state a plan, a wish or a guess ("Jun wants to receive
+    daily emails", "Mia will move")?"""
+    return any(_unasserted(f, j) or _governs(f, j) for j, dep in enumerate(f.deps) if dep == "ROOT")
+
+
+def _governs(f: Facts, verb: int) -> bool:
+    return any(f.heads[j] == verb and f.deps[j] == "xcomp" for j in range(len(f.deps)))
+
+
+def _verb_of(f: Facts, i: int) -> int:
+    """The verb word ``i`` belongs to ("no" of "no longer eats": "eats")."""
+    seen = set()
+    while f.poses[i] not in ("VERB", "AUX") and f.heads[i] != i and i not in seen:
+        seen.add(i)
+        i = f.heads[i]
+    return i
+
+
+def _unasserted(f: Facts, verb: int) -> bool:
+    """The change is not said to have happened: the verb is under a modal ("may move",
+    "will move"), hedged ("is probably moving"), or the complement of another verb
+    ("is going to move", "wants to switch", "plans to move"). A plan or a guess leaves
+    the older fact standing."""
+    if f.poses[verb] not in ("VERB", "AUX"):
+        return False
+    modal = any(f.heads[j] == verb and f.tags[j] == "MD" for j in range(len(f.tags)))
+    hedged = norm(f.lemmas[verb]) in f.hedged
+    governed = f.deps[verb] == "xcomp" and f.poses[f.heads[verb]] in ("VERB", "AUX")
+    return modal or hedged or governed

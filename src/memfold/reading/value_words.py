@@ -82,5 +82,6 @@ STARTERS = frozenset(
         "noon",
         "midday",
         "midnight",
+        "other",
     )
 )

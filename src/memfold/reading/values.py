@@ -84,7 +84,11 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             i += 1
             continue
         kind, key, span = found
-        anchor = _anchor(words, span) if kind == "number" else ""
+        anchor, label = _anchor(words, span) if kind == "number" else ("", False)
+        if kind == "ordinal":
+            anchor = _ranked(words, span[0])
+        elif label:
+            kind = "ordinal"  # "floor twelve" names the floor "the 12th floor" does
         if words[span[-1]].low == "decade":
             anchor = "year"
         glued = _glued_unit(words[span[0]].low)
@@ -103,6 +107,10 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
         used.update(span)
         if kind in ("money", "percent"):
             used.update(_unit_words(words, span))
+        elif kind == "number" and anchor in tables.group_of("units").values():
+            # a unit is part of its value ("ten years" = "a decade"); a counted thing
+            # ("two daughters") is a word of its own too
+            used.update(_measure_word(words, span))
         i = span[-1] + 1
     return out, used
 
@@ -121,6 +129,8 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     told = told_clock(words, i) or _numeric_date(low, i) or _decade(words, i)
     if told is not None:
         return told
+    if low == "other" and i and words[i - 1].low == "every" and nxt in tables.group_of("units"):
+        return "number", "2", [i]  # "every other month" = "every two months"
     if low in ("noon", "midday"):
         return "time", "12:00", [i]
     if low == "midnight":
@@ -305,10 +315,16 @@ def _glued_unit(low: str) -> str:
     return tables.group_of("units").get(glued.group(2), "")
 
 
-def _anchor(words: tuple[Word, ...], span: list[int]) -> str:
+def _ranked(words: tuple[Word, ...], i: int) -> str:
+    """The noun an ordinal ranks ("the 12th floor": floor)."""
+    head = words[words[i].head]
+    return unit(head.lemma) if head.pos == "NOUN" else ""
+
+
+def _anchor(words: tuple[Word, ...], span: list[int]) -> tuple[str, bool]:
     """The noun a number counts, by position, so that the parse's mood does not move it:
     the noun right after it ("50 cedis", "type 2 diabetes"), else the one right before
-    it ("gate 12", "port 5433")."""
+    it, which the number labels rather than counts ("gate 12", "port 5433": True)."""
     last = span[-1]
     after = last + 2 if last + 2 < len(words) and words[last + 1].low == "-" else last + 1
     for j in (after, span[0] - 1):
@@ -316,10 +332,18 @@ def _anchor(words: tuple[Word, ...], span: list[int]) -> str:
             continue
         word = words[j]
         if word.low in ("%", "percent"):
-            return "percent"
+            return "percent", False
         if word.pos in ("NOUN", "PROPN", "SYM") or (j == after and word.pos == "ADJ"):
-            return unit(word.lemma if word.pos != "PROPN" else word.low)
-    return ""
+            common = word.pos == "NOUN" or word.text.islower()  # "gate" read as a name
+            label = j != after and common and word.low not in tables.group_of("units")
+            return unit(word.lemma if word.pos != "PROPN" else word.low), label
+    return "", False
+
+
+def _measure_word(words: tuple[Word, ...], span: list[int]) -> list[int]:
+    """The unit word right after a number ("10 years", "5 km"), if the table knows it."""
+    j = span[-1] + 1
+    return [j] if j < len(words) and words[j].low in tables.group_of("units") else []
 
 
 def _unit_words(words: tuple[Word, ...], span: list[int]) -> list[int]:
