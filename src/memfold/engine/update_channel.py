@@ -139,14 +139,16 @@ def update_candidates(
     )
     skip = {record.id, *exclude}
     records = ctx.store.get_memories(mid for mid, _ in hits if mid not in skip)
-    readings.prime(ctx, records.values())
-    found: list[Candidate] = []
+    near: list[tuple[MemoryRecord, float]] = []
     for memory in records.values():
         if memory.status is not Status.ACTIVE or memory.scope != record.scope:
             continue
         cosine = _cosine(record, memory)
-        if cosine is None or not cosine >= cfg.update_channel_min_similarity:
-            continue
+        if cosine is not None and cosine >= cfg.update_channel_min_similarity:
+            near.append((memory, cosine))
+    readings.prime(ctx, (memory for memory, _ in near))  # only those the parse must read
+    found: list[Candidate] = []
+    for memory, cosine in near:
         if update_match(memory.text, record.text, cfg.supersede_min_overlap, cfg.swap_max_words):
             found.append(Candidate(memory, cosine, via="update"))
     found.sort(key=lambda c: (-c.similarity, c.memory.id))
