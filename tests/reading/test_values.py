@@ -60,6 +60,13 @@ def test_years_dates_and_weekdays_have_their_own_kinds() -> None:
     assert {"date", "year", "weekday"} <= kinds
 
 
+@pytest.mark.parametrize(
+    "text", ["Meet at 8² pm.", "The room is 8² m² at 8² o'clock.", "Rent: ٣ dollars"]
+)
+def test_digits_of_other_kinds_do_not_break_the_values(text: str) -> None:
+    idents(text)  # superscripts are digits to str.isdigit but not numbers to int()
+
+
 def test_a_lone_surrogate_does_not_break_the_parse() -> None:
     # a judge's broken text is refused by the result check; reading it must not raise
     assert read("Sam likes tea \ud800 a lot").words

@@ -25,9 +25,9 @@ def clock(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
     minute: str | None = None
     if plain:
         hour, minute = int(plain.group(1)), plain.group(2)
-    elif words[i].pos == "NUM" or low.isdigit():
+    elif words[i].pos == "NUM" or low.isdecimal():
         small = _SMALL.get(low) if low != "a" else None
-        hour = int(low) if low.isdigit() and len(low) <= 2 else small
+        hour = int(low) if low.isdecimal() and len(low) <= 2 else small
     if hour is None or hour > 24:
         return None
     if nxt in _MERIDIEM:
@@ -54,7 +54,7 @@ def told_clock(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | 
     if start + 2 >= len(words) or words[start].low not in ("half", "quarter"):
         return None
     way, hour_word = words[start + 1].low, words[start + 2]
-    hour = _SMALL.get(hour_word.low) if not hour_word.low.isdigit() else int(hour_word.low)
+    hour = _SMALL.get(hour_word.low) if not hour_word.low.isdecimal() else int(hour_word.low)
     if way not in ("past", "to") or hour is None or not 1 <= hour <= 12:
         return None
     minutes = 30 if words[start].low == "half" else 15

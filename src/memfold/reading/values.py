@@ -232,7 +232,7 @@ def _date(words: tuple[Word, ...], m: int) -> tuple[str, str, list[int]]:
         low = words[j].low
         ordinal = _ORDINAL.match(low)
         number = int(ordinal.group(1)) if ordinal else _ORDINAL_WORDS.get(low)
-        if number is None and low.isdigit() and len(low) <= 2:
+        if number is None and low.isdecimal() and len(low) <= 2:
             number = int(low)
         if number is not None and 1 <= number <= 31:
             day = number
