@@ -85,6 +85,19 @@ def test_an_extract_may_leave_facts_out() -> None:
     assert check("The user owes their cousin 300 cedis.", turns, keep_all=True) != []
 
 
+def test_an_extract_keeps_the_negations_of_the_sentence_it_restates() -> None:
+    turns = ["I'm not sure how to start. My project deadline is April 1, 2024."]
+    assert check("The user's project deadline is April 1, 2024.", turns, keep_all=False) == []
+    negated = ["I am not allergic to peanuts. I carry an EpiPen for bee stings."]
+    assert check("The user carries an EpiPen for bee stings.", negated, keep_all=False) == []
+    problems = check("The user is allergic to peanuts.", negated, keep_all=False)
+    assert any("negation" in p for p in problems), problems
+    doubt = ["I've added schema validation with Marshmallow 3.19, but I'm not sure it is right."]
+    assert check("The user added schema validation with Marshmallow 3.19.", doubt, False) == []
+    away = check("Sam is in Paris.", ["Sam is not in Paris."], keep_all=False)
+    assert any("negation" in p for p in away), away
+
+
 @pytest.mark.parametrize(
     ("result", "sources", "seen"),
     [

@@ -21,6 +21,7 @@ Pure; each problem names what it saw."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import combinations
 
@@ -33,6 +34,7 @@ from memfold.reading.predicates import moved_attributes
 
 _SEGMENT_MARKS = frozenset((";", ",", ":", "—", "–", "(", ")"))
 _CLAUSE_JOINS = frozenset(("and", "but", "while", "whereas"))
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def binding_problems(
@@ -57,7 +59,7 @@ def binding_problems(
     problems += _traded_places(result, out, held, sources)
     problems += _roles(out, held)
     problems += _owners(out, held, {s.lower() for s in speakers})
-    problems += _polarity(out, held)
+    problems += _polarity(out, held if keep_all else _closest_statements(out, sources))
     if len(held) > 1:
         problems += _states_bound(result, held)
         problems += moved_attributes(result, sources)
@@ -283,6 +285,20 @@ def _owners(out: Facts, held: list[Facts], speakers: set[str]) -> list[str]:
     return problems
 
 
+def _closest_statements(out: Facts, sources: Sequence[str]) -> list[Facts]:
+    """The sentences of ``sources`` a part of them restates (an extract, a summary line):
+    those sharing at least half as many of its words and names as the closest one. A
+    negation elsewhere in a long message ("I'm not sure how to start. My deadline is
+    April 1.") is not the part's to keep."""
+    mine = {stem(w) for w in out.content} | {stem(n) for n in out.names}
+    sentences = [s for text in sources for s in _SENTENCE_END.split(text) if s.strip()]
+    scored = [(len(mine & facts(s).every_stem), s) for s in sentences]
+    best = max((n for n, _ in scored), default=0)
+    if best == 0:
+        return [facts(s) for s in sources]
+    return [facts(s) for n, s in scored if 2 * n >= best]
+
+
 def _polarity(out: Facts, held: list[Facts]) -> list[str]:
     negated = set().union(*(f.negated for f in held)) if held else set()
     problems = [
@@ -293,7 +309,10 @@ def _polarity(out: Facts, held: list[Facts]) -> list[str]:
         for word in sorted(source.negated - out.negated):
             if stem(word) in out.every_stem and word != "be":
                 problems.append(f"result drops the negation of '{word}'")
-        if "be" in source.negated and "be" not in out.negated and out.negated == set():
+        # A copula negated with nothing else read as negated ("Sam is not in Paris"):
+        # the whole statement is. "I'm not sure ..." negates "sure", which a text that
+        # leaves the doubt out does not hold.
+        if source.negated == {"be"} and not out.negated:
             problems.append("result drops a negation a source states")
     for pair in tables.pairs("antonyms"):
         for x, y in (sorted(pair), sorted(pair)[::-1]):
