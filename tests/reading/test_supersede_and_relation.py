@@ -35,6 +35,8 @@ def test_a_change_cue_about_the_same_statement_is_evidence() -> None:
     assert found.found and "move" in found.reason
     other = supersede_evidence("Sam likes tea.", "Sam now lives in Berlin.", 0.5)
     assert not other.found and "something else" in other.reason
+    budget = ("The launch budget is $30,000.", "The launch budget was revised to $40,000.")
+    assert supersede_evidence(*budget, 0.5).found
 
 
 @pytest.mark.parametrize(
