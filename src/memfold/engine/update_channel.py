@@ -77,9 +77,9 @@ def channel_query(f: Facts) -> str:
     """What the keyword search looks for: the words of ``f`` that an older memory's
     attribute could share (``update_match`` needs one): its nouns, verbs, adjectives and
     names as written, less its change cues and "be" / "have", and the attributes its
-    verbs imply. Not its function
-    words ("am", "the"), which most memories of a scope hold: ranking every memory that
-    has one is most of a search's cost in a large scope."""
+    verbs imply. Not its function words ("am", "the"), which most memories of a scope
+    hold: ranking every memory that has one is most of a search's cost in a large
+    scope."""
     cues = table_stems("change_cues", "value_change_verbs")
     words = [
         low

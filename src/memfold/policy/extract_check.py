@@ -1,10 +1,11 @@
 """The result check on a memory extracted from messages: nothing invented.
 
 An extract is a small part of its messages, so the whole-result check's "drops nothing
-of any source" does not apply; everything else of ``result_check`` does: no number,
-date or name no source message holds, no more new content words than configured, no
-negation added, no relation, possessive or environment no message has, no instruction
-addressed to a model, no control character, not over the store's length. The speaker
+of any source" does not apply; everything else of ``result_check`` does, on the parse
+(``memfold.reading.bindings``): no value or name no source message holds, no more new
+content words or nouns than configured, the polarity, roles and owners of the message
+sentences it restates, no instruction addressed to a model, no control character, not
+over the store's length. The speaker
 is the one thing an extract may name that its messages do not: "I like tea" is stored
 as "User likes tea", and "my studio" as "User's studio" or, for a named speaker,
 "Jon's studio": only when Jon's own message says "my" (or "our") and holds the word

@@ -2,15 +2,15 @@
 
 An on-save UPDATE or MERGE, a batch-review merge, a lifecycle summary, a conversation
 extract: whatever path and whatever judge wrote the text, it is compared with its sources
-here. It refuses a result that
+here, on the parse of each text (``memfold.reading``). It refuses a result that
 
-- drops something of any source (numbers, dates, names, most content words);
+- drops most content words of a source;
 - puts a word no source has where a source had another ("work laptop" -> "personal
   laptop"), even when it keeps most words;
-- adds a number, date or name that no source holds, or more new content words than
-  configured;
-- reverses a statement (a negation added or removed, a reversal word such as "false");
-- changes whose fact it is (a relation word, a possessive or an environment no source has);
+- misstates a binding (``memfold.reading.bindings.binding_problems``): drops a value,
+  name, noun, verb or state of a source, states a value or name no source holds, adds
+  more new words than configured, negates what no source negates or drops a negation,
+  gives a thing to another owner or a verb to another subject;
 - is longer than the store allows or much longer than its sources together, or much
   shorter than the longest source (the breaker's length drop);
 - holds a lone surrogate or a control character;

@@ -13,8 +13,9 @@ What the rules take (everything else is left alone; there are no rule fragments)
 - instruments: a command from any message: a fenced code block's first line, an inline
   code span that reads as a shell command, or "run <command>" naming a known tool;
 - main, values: from a user's sentence no rule above took, each clause that states a
-  value (``engine.conversation.value_facts``: "I have a deadline of April 1, 2024, for the first
-  sprint"), in the message's words, so one changed value can supersede that fact alone.
+  value (``engine.conversation.value_facts``: "I have a deadline of April 1, 2024, for
+  the first sprint"), in the message's words, so one changed value can supersede that
+  fact alone.
 
 Each memory keeps the words of its message (only the speaker is renamed), so it passes
 the extract check. Pure: no I/O.
