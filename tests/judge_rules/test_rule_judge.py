@@ -262,3 +262,22 @@ def test_relative_or_year_swap_is_never_folded_or_superseded() -> None:
     ):
         _, guarded = decide(old, new, 0.95)
         assert not guarded.action.mutating, (old, new, guarded)
+
+
+def test_a_change_naming_another_candidates_value_supersedes_only_that_one() -> None:
+    bank = mem("bank", "The user's primary bank is Wells Fargo.")
+    card = mem("card", "The user has a credit card with Chase.")
+    new = mem("new", "The user closed the Wells Fargo account and now banks with a credit union.")
+    for order in ([card, bank], [bank, card]):
+        cands = [Candidate(m, 0.6) for m in order]
+        decision = JUDGE.decide([SaveItem(new, cands)])[0]
+        assert "card" not in decision.target_ids
+
+
+def test_a_change_naming_one_candidates_value_leaves_the_subjects_other_memories() -> None:
+    hosting = mem("hosting", "The app is deployed on Heroku.")
+    domain = mem("domain", "The app's domain is registered with Namecheap.")
+    new = mem("new", "The app has been moved off Heroku and now runs on Fly.io.")
+    cands = [Candidate(domain, 0.6), Candidate(hosting, 0.5)]
+    decision = JUDGE.decide([SaveItem(new, cands)])[0]
+    assert "domain" not in decision.target_ids

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memfold.reading import facts as reading_facts
 from memfold.reading import parser
+from memfold.reading.parser import read
 
 
 def test_a_text_is_read_once_until_forgotten() -> None:
@@ -24,3 +25,16 @@ def test_read_many_returns_readings_in_the_order_asked() -> None:
     readings = parser.read_many(texts)
     assert [r.text for r in readings] == texts
     assert readings[0] is readings[2]
+
+
+def test_a_finite_verb_read_as_a_compound_is_made_the_root_again() -> None:
+    words = read("The user dislikes morning meetings.").words
+    verb = next(i for i, w in enumerate(words) if w.low == "dislikes")
+    assert words[verb].dep == "ROOT"
+    assert {(w.low, w.dep) for w in words if w.head == verb and w.low != "dislikes"} >= {
+        ("user", "nsubj"),
+        ("meetings", "dobj"),
+    }
+    # A sentence the model read right is left as it was.
+    plain = read("The user likes spicy food.").words
+    assert [w.dep for w in plain] == ["det", "nsubj", "ROOT", "amod", "dobj", "punct"]

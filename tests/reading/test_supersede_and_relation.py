@@ -152,3 +152,42 @@ def test_the_strict_reading_supersedes_only_a_new_value_or_a_retraction() -> Non
     )
     assert relate(older, newer, LOOSE).relation is Relation.CHANGED
     assert relate(older, newer, STRICT).relation is Relation.OTHER
+
+
+def test_a_period_word_is_the_period_it_names() -> None:
+    # "monthly" and "every month" tell one period; "monthly" and "annually" two.
+    paid = "The user's Disney+ subscription is paid annually."
+    assert relate(paid, "The user pays for Disney+ monthly.", LOOSE).relation is Relation.OTHER
+    same = relate("The user pays rent every month.", "The user pays rent monthly.", LOOSE)
+    assert same.relation is Relation.SAME
+    assert "month" in facts("The user pays rent monthly.").content
+
+
+def test_a_thing_one_verb_takes_replaced_by_other_words_is_a_swap() -> None:
+    # However the parse hangs the new words ("release" read as a verb).
+    older = "The payments repo requires two approvals before merging to main."
+    newer = "The payments repo requires two approvals before merging to release branches."
+    assert restatement_differences(older, newer, 2, 2)
+    spent = "The user spends about 300 euros a month on groceries."
+    assert substitutions(spent, spent.replace("groceries", "eating out"), 2)
+    # A detail added keeps the older's thing: no swap.
+    assert not substitutions("Ana bikes to work.", "Ana bikes to work every day.", 2)
+
+
+def test_a_verb_told_as_a_noun_is_the_judges_to_read() -> None:
+    earns = ("The user earns $85k a year.", "The user's annual salary is $85,000.")
+    assert not substitutions(*earns, 2)
+    # One verb for another, or a state for another, stays a swap.
+    assert substitutions("Sipho studied at UCT.", "Sipho taught at UCT.", 2)
+    assert substitutions("Maya is left-handed.", "Maya is right-handed.", 2)
+    assert substitutions("Aylin enjoys public speaking.", "Aylin dislikes public speaking.", 2)
+
+
+def test_what_the_older_says_ended_is_history() -> None:
+    # "used to" ends the older's fact: a current one neither restates nor supersedes it.
+    past, now = "The user used to live in Lisbon.", "The user currently lives in Porto."
+    assert relate(past, now, LOOSE).relation is Relation.OTHER
+    assert relate(past, "The user lives in Lisbon.", LOOSE).relation is Relation.OTHER
+    # A newer that says the older's fact ended is a retraction, as before.
+    ended = relate("The user lives in Lisbon.", "The user used to live in Lisbon.", LOOSE)
+    assert ended.relation is Relation.CHANGED

@@ -28,8 +28,10 @@ from memfold.model import (
     PairLabel,
     plain_words,
 )
+from memfold.reading.facts import Facts, facts
 from memfold.reading.parser import read_many
 from memfold.reading.relation import Limits, PairReading, Relation, relate, same_words
+from memfold.reading.supersede import subject_words
 
 JUDGE_NAME = "rules"
 
@@ -81,8 +83,14 @@ class RuleJudge:
         exact = [same_words(c.memory.text, new.text) for c in item.candidates]
         ordered = [c for c, same in zip(item.candidates, exact, strict=True) if same]
         ordered += [c for c, same in zip(item.candidates, exact, strict=True) if not same]
-        for candidate in ordered:
+        read = [facts(c.memory.text) for c in ordered]
+        for n, candidate in enumerate(ordered):
             reading = relate(candidate.memory.text, new.text, self._limits)
+            others = read[:n] + read[n + 1 :]
+            if reading.relation is Relation.CHANGED and _named_by_another(
+                facts(new.text), read[n], others
+            ):
+                continue
             decision = self._from_reading(candidate, reading)
             if decision is not None:
                 decision.area = decision.area or area
@@ -176,6 +184,25 @@ class RuleJudge:
                 parts.append(memory.text.strip())
         text = "Summary: " + " | ".join(parts) if parts else None
         return TextResult(text, f"concatenation of {len(parts)} distinct memories", JUDGE_NAME)
+
+
+def _named_by_another(new: Facts, candidate: Facts, others: list[Facts]) -> bool:
+    """A newer memory names none of a candidate's names and one of another candidate's
+    about the same subject: "the user closed the Wells Fargo account and now banks with
+    a credit union" is about the user's memory that names Wells Fargo, not "the user has
+    a credit card with Chase"; "the app moved off Heroku" about "the app is deployed on
+    Heroku", not "the app's domain is registered with Namecheap" (not so "Ana moved to
+    Berlin" for "Sam moved to Berlin": another subject)."""
+    if new.names & candidate.names:
+        return False
+    subjects = _subjects(new)
+    return any(new.names & o.names for o in others if _subjects(o) & subjects)
+
+
+def _subjects(f: Facts) -> set[str]:
+    """Who the clauses are about: their subjects, and whose they are ("the user's bank")."""
+    words = subject_words(f)
+    return words | {owner for word in words for owner in f.owners.get(word, ())}
 
 
 def _texts(candidates: Sequence[Candidate]) -> list[str]:

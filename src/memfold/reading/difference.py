@@ -33,7 +33,7 @@ def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Differenc
     the two must say all the other says."""
     a, b = facts(older), facts(newer)
     found = [*_polarity(a, b), *_denied_names(a, b), *_certainty(a, b), *_modifiers(a, b)]
-    found += role_differences(a, b)
+    found += _ended(a, b) + _ended(b, a) + role_differences(a, b)
     found += _directions(a, b) + _new_actors(a, b) + _new_actors(b, a)
     found += _coverage(a, b, cover)
     return found
@@ -61,6 +61,7 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     modifier, or two past events at different times."""
     a, b = facts(older), facts(newer)
     found = [*_modifiers(a, b), *owners(a, b), *roles(a, b, ("subject",)), *_persons(a, b)]
+    found += _ended(a, b)  # what the older says ended is history, whatever comes after
     found += _directions(a, b) + _subject_names(a, b)
     subjects = {w for _, keys in a.clauses for key in keys for w in key.split()}
     if subjects and not {stem(w) for w in subjects} & b.every_stem:
@@ -161,6 +162,16 @@ def _modifiers(a: Facts, b: Facts) -> list[Difference]:
         Difference("modifier", f"'{mod} {noun}' in one text only")
         for mod, noun in sorted(a.modifiers ^ b.modifiers)
         if stem(noun) in (b.every_stem if (mod, noun) in a.modifiers else a.every_stem)
+    ]
+
+
+def _ended(a: Facts, b: Facts) -> list[Difference]:
+    """A verb ``a`` says held once and no longer ("used to live in Lisbon") that ``b``
+    says without it ("lives in Lisbon", "currently lives in Porto")."""
+    return [
+        Difference("modifier", f"'used to {verb}' in one text only")
+        for verb in sorted(a.ended - b.ended)
+        if stem(verb) in b.every_stem
     ]
 
 

@@ -83,6 +83,8 @@ class Facts:
     hedged: frozenset[str] = frozenset()
     # The verbs whose subject is "he" or "she", taken for the text's person: a guess.
     guessed: frozenset[str] = frozenset()
+    # The verbs the text says held once and no longer ("used to live"): history.
+    ended: frozenset[str] = frozenset()
 
     @cached_property
     def unnamed_stems(self) -> frozenset[str]:
@@ -123,7 +125,7 @@ def forget() -> None:
 
 
 def facts_of(reading: Reading) -> Facts:
-    words = reading.words
+    words = _periods_as_nouns(reading.words)
     found, used = values(reading)
     chains = name_chains(words, used)
     key = Keys(words, chains, used)
@@ -263,11 +265,36 @@ def facts_of(reading: Reading) -> Facts:
         ),
         ends=_ends(words),
         guessed=frozenset(guessed),
+        ended=_habitual_past(words),
         hedged=frozenset(
             norm(words[w.head].lemma)
             for w in words
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
+    )
+
+
+def _habitual_past(words: tuple[Word, ...]) -> frozenset[str]:
+    """The verbs under "used to" ("The user used to live in Lisbon": live)."""
+    return frozenset(
+        norm(w.lemma)
+        for i, w in enumerate(words)
+        if w.dep == "xcomp"
+        and words[w.head].low == "used"
+        and any(x.head == i and x.low == "to" for x in words)
+    )
+
+
+def _periods_as_nouns(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """A word that says "once each period" read as the period it names
+    (``data/period_words.txt``): "pays monthly" and "pays every month" tell one period,
+    "monthly" and "annually" two."""
+    periods = tables.group_of("period_words")
+    return tuple(
+        w._replace(lemma=periods[w.low], pos="NOUN")
+        if w.low in periods and (w.pos in ("ADV", "ADJ", "NOUN") or w.text.islower())
+        else w
+        for w in words
     )
 
 
@@ -298,7 +325,7 @@ def _slot(words: tuple[Word, ...], i: int) -> tuple[str, str, str]:
         seen.add(i)
     word = words[i]
     head = words[word.head]
-    if word.dep == "pobj":
+    if word.dep in ("pobj", "pcomp"):
         return stem(norm(words[head.head].lemma)), head.low, pos
     if word.dep in ("amod", "compound", "nmod"):
         return stem(norm(head.lemma)), "mod", "N"  # which one: "consulting hours"

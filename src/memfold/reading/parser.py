@@ -178,7 +178,31 @@ def _reading(text: str, doc: Any) -> Reading:
         else w
         for i, w in enumerate(words)
     )
-    return Reading(text, fixed)
+    return Reading(text, _verb_read_as_compound(fixed))
+
+
+def _verb_read_as_compound(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """A finite verb the small model hung as a compound of the sentence's noun root
+    ("Amina dislikes morning meetings" read as one noun phrase) made the root again: the
+    noun root becomes its object, and what hung from that noun before the verb becomes
+    the verb's subject (its nearest word) or stays where it was."""
+    out = list(words)
+    for i, w in enumerate(words):
+        if not (w.dep == "compound" and w.pos == "VERB" and w.tag in _FINITE):
+            continue
+        chain = [w.head]  # the compounds up to the noun they name
+        while words[chain[-1]].dep == "compound" and words[chain[-1]].head not in chain:
+            chain.append(words[chain[-1]].head)
+        root = chain[-1]
+        if words[root].dep != "ROOT" or words[root].pos not in ("NOUN", "PROPN") or root < i:
+            continue
+        out[i] = w._replace(dep="ROOT", head=i)
+        out[root] = words[root]._replace(dep="dobj", head=i)
+        before = [j for j in range(i) if words[j].head in chain]
+        if before:
+            out[before[-1]] = out[before[-1]]._replace(dep="nsubj", head=i)
+        break
+    return tuple(out)
 
 
 def _unread_subject(token: Any) -> bool:

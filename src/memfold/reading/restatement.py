@@ -9,7 +9,7 @@ from __future__ import annotations
 from memfold.reading import tables
 from memfold.reading.difference import WORDING, additions, same_fact, uncovered
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import stem, table_stems
+from memfold.reading.keys import norm, stem, table_stems
 from memfold.reading.model import Difference, listed
 
 _THINGS = frozenset(("N",))
@@ -101,11 +101,35 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     ]
     out += _told_by_light_verb(a, b, [stem(w) for w in ours])
     out += _told_by_light_verb(b, a, [stem(w) for w in theirs])
+    out += _argument_replaced(a, b, ours, theirs) + _argument_replaced(b, a, theirs, ours)
     if not out and ours and theirs and len(ours) == len(theirs) <= swap_max:
         things = all(_is_thing(a, x) for x in ours) and all(_is_thing(b, y) for y in theirs)
-        if things or len(ours) == 1:
+        # One word for one other, unless a verb is told as a noun: "earns" / "salary" is
+        # the judge's to read.
+        nominal = _verb_and_noun(a, stem(ours[0]), b, stem(theirs[0])) or _verb_and_noun(
+            b, stem(theirs[0]), a, stem(ours[0])
+        )
+        if things or (len(ours) == 1 and not nominal):
             swapped = " ".join(stem(y) for y in theirs)
             out.append(Difference("word", f"{listed(ours)} / {listed(theirs)}: swapped", swapped))
+    return out
+
+
+def _argument_replaced(a: Facts, b: Facts, ours: list[str], theirs: list[str]) -> list[Difference]:
+    """A thing a verb of both texts takes in ``a`` (its object, or after one of its
+    prepositions) that ``b`` lacks, where ``b``'s verb takes a new word instead: "merging
+    to main" / "merging to release branches" (however the parse hangs the new words)."""
+    shared = {stem(v) for v in a.verbs} & {stem(v) for v in b.verbs}
+    out = []
+    for x in ours:
+        heads = {
+            head
+            for head, how, pos in a.slots.get(stem(x), ())
+            if head in shared and how != "mod" and pos in _THINGS
+        }
+        for y in theirs:
+            if heads & {head for head, how, _ in b.slots.get(stem(y), ()) if how != "mod"}:
+                out.append(Difference("word", f"'{x}' / '{y}' taken by one verb", stem(y)))
     return out
 
 
@@ -184,6 +208,22 @@ def _negations(a: Facts, b: Facts) -> list[Difference]:
 
 def _is_verb(f: Facts, item: str) -> bool:
     return any(slot[2] == "VERB" for slot in f.slots.get(item, ()))
+
+
+def _verb_and_noun(a: Facts, x: str, b: Facts, y: str) -> bool:
+    """Stem ``x`` is only a verb in ``a`` and ``y`` only a noun heading its own phrase in
+    ``b`` (not a word the parse hung on another noun, which may be a misread verb)."""
+    slots_x, slots_y = a.slots.get(x, frozenset()), b.slots.get(y, frozenset())
+    # Not a participle, which is as often a state ("is left-handed") as an act, nor an
+    # infinitive after an adjective ("allergic to shellfish" may be read as one).
+    tags = {tag for lemma, tag in zip(a.lemmas, a.tags, strict=True) if stem(norm(lemma)) == x}
+    verb = (
+        bool(slots_x)
+        and all(pos == "VERB" and how != "xcomp" for _, how, pos in slots_x)
+        and "VBN" not in tags
+    )
+    noun = bool(slots_y) and all(pos == "N" and how != "mod" for _, how, pos in slots_y)
+    return verb and noun
 
 
 def _is_thing(f: Facts, word: str) -> bool:

@@ -15,7 +15,7 @@ from memfold.reading.model import Reading, Word
 
 # Bumped whenever the parser's own corrections (``parser._reading``) or ``Word`` change:
 # a reading stored before then is read again.
-FORMAT = 1
+FORMAT = 2
 
 
 @cache
