@@ -91,3 +91,20 @@ def test_additions_count_what_the_newer_text_says_more() -> None:
 )
 def test_an_abbreviation_names_the_same_thing(a: str, b: str) -> None:
     assert not [d for d in same_fact(a, b) if d.kind == "name"]
+
+
+def test_a_negating_prefix_is_a_polarity_flip_unless_the_base_is_negated() -> None:
+    flips = [
+        ("The database backups are encrypted at rest.", "The backups are stored unencrypted."),
+        ("Priya's gym membership is active.", "Priya's gym membership is inactive."),
+    ]
+    for older, newer in flips:
+        kinds = {d.kind for d in same_fact(older, newer)}
+        assert "polarity" in kinds, (older, newer)
+    agree = same_fact("The user cannot tolerate lactose.", "The user is lactose intolerant.")
+    assert "polarity" not in {d.kind for d in agree}
+
+
+def test_a_hyphenated_word_is_read_with_its_parts() -> None:
+    found = same_fact("Kofi is left-handed.", "Kofi writes with his right hand.")
+    assert any(d.kind == "polarity" and "left" in d.detail for d in found)

@@ -25,6 +25,8 @@ Cover = Literal["newer", "either"]
 # Differences of wording alone: a word or a verb with no counterpart.
 WORDING = ("word", "relation")
 _DATED = ("date", "year")
+# The shortest word a negating prefix is read on ("unable", not "unit" or "income").
+_MIN_BASE = 4
 
 
 def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Difference]:
@@ -95,7 +97,7 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
         # a negation of something only one text names is a detail it adds ("but not tea")
         if stem(word) in a.every_stem and stem(word) in b.every_stem
     ]
-    out += _demoted(a, b) + _demoted(b, a)
+    out += _demoted(a, b) + _demoted(b, a) + _prefixed(a, b) + _prefixed(b, a)
     for x, y, sx, sy in _antonym_stems():
         for p, q, sp, sq, one, two in ((x, y, sx, sy, a, b), (y, x, sy, sx, a, b)):
             if sp not in one.unnamed_stems or sq not in two.unnamed_stems:
@@ -105,6 +107,24 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
             # "does not like" says what "dislikes" says: a negated antonym agrees.
             if (p in one.negated) == (q in two.negated):
                 out.append(Difference("polarity", f"'{x}' against '{y}'"))
+    return out
+
+
+def _prefixed(a: Facts, b: Facts) -> list[Difference]:
+    """A word of ``a`` that ``b`` says with a negating prefix: "encrypted" /
+    "unencrypted", "smoker" / "non-smoker", "available" / "unavailable" (a negated one
+    agrees: "cannot tolerate" / "intolerant")."""
+    ours = {stem(norm(w)) for w in a.content}
+    denied = {stem(norm(w)) for w in a.negated}
+    out = []
+    for word in sorted(b.content):
+        low = norm(word)
+        for prefix in tables.word_set("negating_prefixes"):
+            base = low.removeprefix(prefix).lstrip("-")
+            if base == low or len(base) < _MIN_BASE or stem(base) not in ours:
+                continue
+            if (stem(base) in denied) == (word in b.negated):
+                out.append(Difference("polarity", f"'{base}' against '{low}'"))
     return out
 
 

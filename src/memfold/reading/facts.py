@@ -97,7 +97,7 @@ class Facts:
             stem(norm(w))
             for i, (lemma, low) in enumerate(zip(self.lemmas, self.lows, strict=True))
             if i not in determined and self.deps[i] != "compound"
-            for w in (lemma, low)
+            for w in (lemma, low, *low.split("-")[: 2 if "-" in low else 0])
         )
 
     @cached_property
