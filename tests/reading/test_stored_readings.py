@@ -97,3 +97,47 @@ def test_a_stored_reading_is_what_the_guards_read(
         readings.prime(mem.ctx, [record])
         assert parsed == []
         assert "Faro" in {w.text for w in parser.read(record.text).words}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ayşe's sister-in-law moved to Porto in May 2024.",
+        "The user no longer pays $1,200 a month for the flat near the harbour.",
+        "Sofia mentors Daniel, who used to work at Stripe, every other Tuesday at 7pm.",
+    ],
+)
+def test_the_facts_come_back_as_derived(text: str) -> None:
+    reading = parser.read(text)
+    payload = stored.encode(reading)
+    assert stored.decode_facts(text, payload) == reading_facts.facts_of(reading)
+    # Facts of another text, or a payload without them, are not used.
+    assert stored.decode_facts(text + " ", payload) is None
+    assert stored.decode_facts(text, '{"words": []}') is None
+    assert stored.decode_facts(text, '{"facts": [1, 2]}') is None
+
+
+def test_primed_facts_are_loaded_not_derived(
+    db_path: Path, embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Memory(db_path, embedder=embedder, consolidate="queue") as mem:
+        mem.add("Ana moved to Porto in March.", user_id="u")
+        (record,) = _records(mem)
+        reading_facts.forget()
+        _no_parse(monkeypatch)
+        derived: list[str] = []
+        monkeypatch.setattr(reading_facts, "facts_of", lambda r: derived.append(r.text))
+        readings.prime(mem.ctx, [record])
+        found = reading_facts.facts(record.text)
+        assert derived == []
+        assert found.text == record.text and "porto" in found.names
+
+
+def test_a_code_change_changes_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = stored.key("Ana moved.")
+    stored._stamp.cache_clear()
+    monkeypatch.setattr(stored, "_code_hash", lambda: "other code")
+    assert stored.key("Ana moved.") != before
+    monkeypatch.undo()
+    stored._stamp.cache_clear()
+    assert stored.key("Ana moved.") == before

@@ -4,7 +4,9 @@ of its participants. Read once per text (``facts`` is cached by text)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -31,6 +33,10 @@ _MODIFIER_DEPS = frozenset(("amod", "compound", "nmod", "poss"))
 _NEGATIONS = frozenset(("not", "n't", "never", "no", "neither", "nor", "without"))
 _SUBJECT_DEPS = frozenset(("nsubj", "csubj", "expl"))
 _OBJECT_DEPS = frozenset(("dobj", "nsubjpass", "dative", "attr", "oprd", "acomp"))
+# Texts whose facts are kept, derived or loaded: as many as the parser keeps readings.
+_KEPT = 50_000
+_loaded: OrderedDict[str, Facts] = OrderedDict()
+_lock = threading.Lock()
 _CONTENT_POS = frozenset(("NOUN", "VERB", "ADJ", "PROPN"))
 # Which way a verb goes ("moved out of" / "moved into"): closed-class particles.
 _DIRECTIONS = frozenset(("in", "into", "out", "from", "to", "onto", "off", "up", "down", "away"))
@@ -111,16 +117,34 @@ class Facts:
         return frozenset(v.ident for v in self.values)
 
 
-@lru_cache(maxsize=50_000)
 def facts(text: str) -> Facts:
-    """The facts of ``text`` (parsed once, see ``memfold.reading.parser``)."""
+    """The facts of ``text``: loaded with its stored reading (``remember``), or derived
+    from its parse (``memfold.reading.parser``), once."""
+    loaded = _loaded.get(text)
+    return loaded if loaded is not None else _derived(text)
+
+
+@lru_cache(maxsize=_KEPT)
+def _derived(text: str) -> Facts:
     return facts_of(read(text))
+
+
+def remember(found: Iterable[Facts]) -> None:
+    """Keep facts loaded from stored readings, so that ``facts`` does not derive them;
+    the oldest go past ``_KEPT``."""
+    with _lock:
+        for f in found:
+            _loaded[f.text] = f
+            _loaded.move_to_end(f.text)
+        while len(_loaded) > _KEPT:
+            _loaded.popitem(last=False)
 
 
 def forget() -> None:
     """Forget every text read and its facts (the parse model stays loaded): what a new
     process knows."""
-    facts.cache_clear()
+    _derived.cache_clear()
+    _loaded.clear()
     parser.forget()
 
 

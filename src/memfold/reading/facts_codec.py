@@ -1,0 +1,83 @@
+"""A text's facts (``memfold.reading.facts.Facts``) as compact JSON and back, so that
+they are derived from the parse once, when a memory is saved, and a drain or a review
+run loads them rather than deriving them again (about 7x cheaper). The fields go in
+``Facts``' order; a payload that is not one gives None (the text is read again). Pure."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any
+
+from memfold.reading.facts import Facts
+from memfold.reading.values import Value
+
+_FIELDS = tuple(f.name for f in fields(Facts))
+# How each field that is not a plain string, bool or frozenset of strings is kept.
+_SETS_OF_TUPLES = frozenset(("modifiers", "contrasts", "directions", "ends"))
+_TUPLES = frozenset(("lemmas", "lows", "poses", "deps", "tags", "heads"))
+_DICTS_OF_SETS = frozenset(("owners", "subject_mods"))
+
+
+def encode(facts: Facts) -> list[Any]:
+    """``facts`` as JSON-ready lists, one a field, in ``Facts``' order."""
+    return [_plain(name, getattr(facts, name)) for name in _FIELDS]
+
+
+def decode(payload: Any) -> Facts | None:
+    """The facts ``encode`` wrote; None when ``payload`` is not such a list."""
+    if not isinstance(payload, list) or len(payload) != len(_FIELDS):
+        return None
+    try:
+        parts = {name: _typed(name, raw) for name, raw in zip(_FIELDS, payload, strict=True)}
+        return Facts(**parts)
+    except (TypeError, ValueError):
+        return None
+
+
+def dumps(facts: Facts) -> str:
+    return json.dumps(encode(facts), ensure_ascii=False, separators=(",", ":"))
+
+
+def _plain(name: str, value: Any) -> Any:
+    if name == "values":
+        return [[v.kind, v.key, v.anchor, v.index, v.sent] for v in value]
+    if name == "roles":
+        return [[list(key), sorted(found)] for key, found in value.items()]
+    if name == "slots":
+        return [[key, sorted(map(list, found))] for key, found in value.items()]
+    if name in _DICTS_OF_SETS:
+        return [[key, sorted(found)] for key, found in value.items()]
+    if name == "clauses":
+        return [[verb, sorted(keys)] for verb, keys in value]
+    if name in ("order", *_TUPLES):
+        return [list(x) if isinstance(x, tuple) else x for x in value]
+    if isinstance(value, frozenset):
+        return sorted(list(x) if isinstance(x, tuple) else x for x in value)
+    return value
+
+
+def _typed(name: str, raw: Any) -> Any:
+    if name == "values":
+        return tuple(Value(str(k), str(key), str(a), int(i), int(s)) for k, key, a, i, s in raw)
+    if name == "roles":
+        return {(str(v), str(r)): frozenset(found) for (v, r), found in raw}
+    if name == "slots":
+        return {key: frozenset(tuple(s) for s in found) for key, found in raw}
+    if name in _DICTS_OF_SETS:
+        return {key: frozenset(found) for key, found in raw}
+    if name == "clauses":
+        return tuple((verb, frozenset(keys)) for verb, keys in raw)
+    if name == "order":
+        return tuple((int(sent), str(n)) for sent, n in raw)
+    if name in _TUPLES:
+        return tuple(raw)
+    if name in _SETS_OF_TUPLES:
+        return frozenset(tuple(x) for x in raw)
+    if name in ("text", "initial"):
+        if not isinstance(raw, str):
+            raise TypeError(name)
+        return raw
+    if name == "past":
+        return bool(raw)
+    return frozenset(raw)
