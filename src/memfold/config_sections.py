@@ -212,11 +212,12 @@ class SearchSettings(Section):
     # refresh (~5 ms per 1,000); a larger one counts each query term over the FTS5
     # index, cached per term. The whole store's come from the FTS5 vocabulary.
     keyword_scan_max_docs: int = Field(5000, ge=0)
-    # FTS5-ranked keyword hits (the on-save update channel's) are kept while the
-    # full-text index is unchanged (memfold.store.sqlite.keyword_cache): at most
-    # keyword_rank_cache_queries queries, each ranked keyword_rank_cache_depth rows past
-    # what it asked, so rows that only changed status are filtered again instead of
-    # FTS5 ranking every match anew (~70 ms for 28k matches). 0 queries: off.
+    # With keyword_scoring "table" (search's and the update channel's), FTS5-ranked
+    # keyword hits are kept while the full-text index is unchanged
+    # (memfold.store.sqlite.keyword_cache): at most keyword_rank_cache_queries
+    # queries, each ranked keyword_rank_cache_depth rows past what it asked, so rows
+    # that only changed status are filtered again instead of FTS5 ranking every match
+    # anew (~70 ms for 28k matches). 0 queries: off.
     keyword_rank_cache_queries: int = Field(64, ge=0)
     keyword_rank_cache_depth: int = Field(64, ge=0)
     # Bounds on search/list arguments: values in one metadata filter ($in items

@@ -68,6 +68,22 @@ def test_another_scope_is_never_a_candidate(mem_sync: Memory) -> None:
     assert mem_sync.get(other.id).status is Status.ACTIVE
 
 
+@pytest.mark.parametrize("scoring", ["scope", "table"])
+def test_the_channel_ranks_as_search_is_set_to(
+    db_path: Path, embedder: LocalEmbedder, scoring: str
+) -> None:
+    # Among memories of the scope sharing the words, either keyword ranking finds the
+    # residence: the scope's own BM25 (the default) or the table's.
+    settings = Settings(search={"keyword_scoring": scoring})
+    with Memory(db_path, settings=settings, embedder=embedder, consolidate="off") as mem:
+        mem.add_many(
+            [{"text": f"Sam visited Berlin on trip {i}.", "user_id": "u"} for i in range(10)]
+        )
+        mem.add("Sam lives in Lyon.", user_id="u")
+        moved = mem.add("Sam moved to Berlin.", user_id="u").memory
+        assert _via(mem, moved.id).get("Sam lives in Lyon.") == "update"
+
+
 def test_channel_off_leaves_the_update_unjudged(db_path: Path, embedder: LocalEmbedder) -> None:
     settings = Settings(consolidation={"update_channel_max": 0})
     with Memory(db_path, settings=settings, embedder=embedder, consolidate="sync") as mem:

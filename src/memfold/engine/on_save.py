@@ -41,7 +41,7 @@ from memfold.model import (
 )
 from memfold.policy.guards import apply_guards, refuse
 from memfold.policy.result_check import ResultLimits, drift_problems
-from memfold.reading.parser import read_many
+from memfold.reading.parser import read_ahead
 
 log = logging.getLogger(__name__)
 
@@ -336,7 +336,7 @@ def _read_ahead(items: Sequence[SaveItem], decisions: Sequence[Decision]) -> Non
         if decision.text:
             texts.append(decision.text)
     if texts:
-        read_many(texts)
+        read_ahead(texts)
 
 
 def _restamp(ctx: Context, item: SaveItem, restamped: set[str]) -> SaveItem:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from memfold.config import SearchSettings
 from memfold.engine.context import Context
 from memfold.engine.search_feedback import feedback_round
 from memfold.engine.search_newer import newer_first_page
@@ -39,6 +40,21 @@ def rrf_fuse(rankings: Sequence[Sequence[str]], rrf_k: int) -> list[tuple[str, f
     first = {m: rank for rank, m in enumerate(rankings[0])} if rankings else {}
     unranked = len(first)
     return sorted(scores.items(), key=lambda kv: (-kv[1], first.get(kv[0], unranked), kv[0]))
+
+
+def keyword_scoring(cfg: SearchSettings, depth: int) -> Bm25Params | None:
+    """How a keyword search of ``depth`` hits ranks (``search.keyword_scoring``): BM25
+    with the scope's own statistics, or None for FTS5's ``bm25()`` over the table."""
+    if cfg.keyword_scoring != "scope":
+        return None
+    return Bm25Params(
+        cfg.bm25_k1,
+        cfg.bm25_b,
+        max(depth, cfg.keyword_pool),
+        cfg.keyword_proximity,
+        cfg.keyword_proximity_window,
+        cfg.keyword_proximity_any_pair,
+    )
 
 
 def convex_fuse(
@@ -130,15 +146,7 @@ def search(
         vector_hits = shortlist[:depth]
     bm25 = None
     if mode in ("hybrid", "keyword"):
-        if cfg.keyword_scoring == "scope":
-            bm25 = Bm25Params(
-                cfg.bm25_k1,
-                cfg.bm25_b,
-                max(depth, cfg.keyword_pool),
-                cfg.keyword_proximity,
-                cfg.keyword_proximity_window,
-                cfg.keyword_proximity_any_pair,
-            )
+        bm25 = keyword_scoring(cfg, depth)
         keyword_hits = ctx.store.keyword_search(
             scope, query, depth, statuses=statuses, areas=areas, where=where, bm25=bm25
         )

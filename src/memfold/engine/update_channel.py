@@ -27,6 +27,7 @@ import numpy as np
 from memfold.config import ConsolidationSettings
 from memfold.engine import readings
 from memfold.engine.context import Context
+from memfold.engine.search import keyword_scoring
 from memfold.model import Candidate, MemoryRecord, Status
 from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import Facts, facts
@@ -134,8 +135,15 @@ def update_candidates(
     if not channel_open(cfg, record):
         return []
     query = channel_query(facts(record.text))
+    # Ranked as search ranks (BM25 on the scope's own statistics by default): FTS5's
+    # bm25() walks every row of the scope, tens of milliseconds a query at 100k.
+    depth = cfg.update_channel_fetched
     hits = ctx.store.keyword_search(
-        record.scope, query, cfg.update_channel_fetched, statuses=(Status.ACTIVE,)
+        record.scope,
+        query,
+        depth,
+        statuses=(Status.ACTIVE,),
+        bm25=keyword_scoring(ctx.settings.search, depth),
     )
     skip = {record.id, *exclude}
     records = ctx.store.get_memories(mid for mid, _ in hits if mid not in skip)

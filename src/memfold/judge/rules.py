@@ -29,7 +29,7 @@ from memfold.model import (
     plain_words,
 )
 from memfold.reading.facts import Facts, facts
-from memfold.reading.parser import read_many
+from memfold.reading.parser import read_ahead
 from memfold.reading.relation import Limits, PairReading, Relation, relate, same_words
 from memfold.reading.supersede import subject_words
 
@@ -73,7 +73,7 @@ class RuleJudge:
 
     def decide(self, items: Sequence[SaveItem]) -> list[Decision]:
         # Every candidate may be read: parse them all in one batch.
-        read_many(t for item in items for t in (item.new.text, *_texts(item.candidates)))
+        read_ahead(t for item in items for t in (item.new.text, *_texts(item.candidates)))
         return [self._decide_one(item) for item in items]
 
     def _decide_one(self, item: SaveItem) -> Decision:
@@ -139,7 +139,7 @@ class RuleJudge:
     # -- batch review --------------------------------------------------------------------
 
     def classify(self, pairs: Sequence[PairInput]) -> list[PairVerdict]:
-        read_many(t for pair in pairs for t in (pair.a.text, pair.b.text))
+        read_ahead(t for pair in pairs for t in (pair.a.text, pair.b.text))
         return [self._classify_one(pair) for pair in pairs]
 
     def _classify_one(self, pair: PairInput) -> PairVerdict:

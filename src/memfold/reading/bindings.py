@@ -27,7 +27,7 @@ from itertools import combinations
 
 from memfold.reading import tables
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import PRONOUNS, norm, stem
+from memfold.reading.keys import PRONOUNS, norm_stem, stem
 from memfold.reading.model import Reading, Word
 from memfold.reading.parser import read
 from memfold.reading.predicates import moved_attributes
@@ -341,14 +341,14 @@ def _states_bound(result: str, held: list[Facts]) -> list[str]:
         if not marked:
             continue
         nouns = {
-            stem(norm(w.lemma))
+            norm_stem(w.lemma)
             for w in words
             if w.pos in ("NOUN", "PROPN") and w.lemma not in tables.word_set("general_nouns")
         }
         for mark in marked:
-            if not any(stem(norm(mark.lemma)) in f.every_stem for f in held):
+            if not any(norm_stem(mark.lemma) in f.every_stem for f in held):
                 continue  # a state no source names at all is a new word, checked as such
-            needed = nouns | {stem(norm(mark.lemma))}
+            needed = nouns | {norm_stem(mark.lemma)}
             if not any(needed <= f.every_stem for f in held):
                 problems.append(
                     f"result says '{mark.text}' of {', '.join(sorted(nouns))} together, "

@@ -11,12 +11,12 @@ UPDATE); ``supersede_conflicts`` the test for a newer text replacing an older on
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from memfold.reading import tables
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import norm, stem
+from memfold.reading.keys import norm, norm_stem, stem
 from memfold.reading.model import Difference, listed
 from memfold.reading.roles import new_owned, owners, role_differences, roles
 from memfold.reading.values import Value
@@ -98,7 +98,11 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
         if stem(word) in a.every_stem and stem(word) in b.every_stem
     ]
     out += _demoted(a, b) + _demoted(b, a) + _prefixed(a, b) + _prefixed(b, a)
-    for x, y, sx, sy in _antonym_stems():
+    pairs, every = _antonym_stems()
+    present = a.unnamed_stems & every
+    for x, y, sx, sy in pairs if present else ():
+        if sx not in present and sy not in present:
+            continue  # a pair fires only on a word of ``a``'s
         for p, q, sp, sq, one, two in ((x, y, sx, sy, a, b), (y, x, sy, sx, a, b)):
             if sp not in one.unnamed_stems or sq not in two.unnamed_stems:
                 continue  # "came back" against "gone"; not "back pain"
@@ -114,34 +118,46 @@ def _prefixed(a: Facts, b: Facts) -> list[Difference]:
     """A word of ``a`` that ``b`` says with a negating prefix: "encrypted" /
     "unencrypted", "smoker" / "non-smoker", "available" / "unavailable" (a negated one
     agrees: "cannot tolerate" / "intolerant")."""
-    ours = {stem(norm(w)) for w in a.content}
-    denied = {stem(norm(w)) for w in a.negated}
+    ours = {norm_stem(w) for w in a.content}
+    denied = {norm_stem(w) for w in a.negated}
     out = []
     for word in sorted(b.content):
         low = norm(word)
-        for prefix in tables.word_set("negating_prefixes"):
-            base = low.removeprefix(prefix).lstrip("-")
-            if base == low or len(base) < _MIN_BASE or stem(base) not in ours:
+        for base in _prefix_bases(low):
+            if stem(base) not in ours:
                 continue
             if (stem(base) in denied) == (word in b.negated):
                 out.append(Difference("polarity", f"'{base}' against '{low}'"))
     return out
 
 
+@lru_cache(maxsize=100_000)
+def _prefix_bases(low: str) -> tuple[str, ...]:
+    """What ``low`` says with each negating prefix it starts with taken off (long
+    enough to be a word of its own)."""
+    bases = (low.removeprefix(p).lstrip("-") for p in tables.word_set("negating_prefixes"))
+    return tuple(base for base in bases if base != low and len(base) >= _MIN_BASE)
+
+
 @cache
-def _antonym_stems() -> tuple[tuple[str, str, str, str], ...]:
-    """Each antonym pair, in order, with the stems the facts key its words by."""
+def _antonym_stems() -> tuple[tuple[tuple[str, str, str, str], ...], frozenset[str]]:
+    """Each antonym pair, in order, with the stems the facts key its words by; and
+    every such stem."""
     pairs = (sorted(pair) for pair in tables.pairs("antonyms"))
-    return tuple((x, y, stem(norm(x)), stem(norm(y))) for x, y in pairs)
+    found = tuple((x, y, norm_stem(x), norm_stem(y)) for x, y in pairs)
+    return found, frozenset(s for *_, sx, sy in found for s in (sx, sy))
 
 
 def _demoted(a: Facts, b: Facts) -> list[Difference]:
     """What ``a`` says, set by ``b`` below something ``a`` never names: "is a cat person"
     / "prefers dogs over cats" (not "likes cats" / "prefers cats over dogs")."""
+    told = b.contrasts - a.contrasts
+    if not told:
+        return []
     said = {stem(w) for w in a.content} | a.names
     return [
         Difference("polarity", f"'{loser}' is set below '{winner}' in one text only")
-        for winner, word, loser in sorted(b.contrasts - a.contrasts)
+        for winner, word, loser in sorted(told)
         if word != "to"  # "prefers tea to coffee", but also "close to", "raised to"
         and stem(loser) in said
         and stem(winner) not in a.every_stem

@@ -20,6 +20,7 @@ from memfold.reading.keys import (
     name_chains,
     names_a_kind,
     norm,
+    norm_stem,
     stem,
 )
 from memfold.reading.model import Reading, Word
@@ -100,7 +101,7 @@ class Facts:
             h for h, dep in zip(self.heads, self.deps, strict=True) if dep in _DETERMINERS
         }
         return frozenset(
-            stem(norm(w))
+            norm_stem(w)
             for i, (lemma, low) in enumerate(zip(self.lemmas, self.lows, strict=True))
             if i not in determined and self.deps[i] != "compound"
             for w in (lemma, low, *low.split("-")[: 2 if "-" in low else 0])
@@ -221,7 +222,7 @@ def facts_of(reading: Reading) -> Facts:
         if i in used or not any(c.isalpha() for c in word.lemma):
             continue  # punctuation and symbols ("|", "-") are no words
         lemma = norm(word.lemma if word.pos != "PROPN" else word.low)
-        every.update((stem(lemma), stem(norm(word.low))))
+        every.update((stem(lemma), norm_stem(word.low)))
         if word.pos not in _CONTENT_POS or i in chains:
             continue
         if (
@@ -247,7 +248,7 @@ def facts_of(reading: Reading) -> Facts:
     modifiers_of: dict[int, set[str]] = defaultdict(set)
     for m in words:
         if m.dep in _MODIFIER_DEPS and m.pos in ("ADJ", "NOUN", "PROPN", "VERB"):
-            modifiers_of[m.head].add(stem(norm(m.lemma)))
+            modifiers_of[m.head].add(norm_stem(m.lemma))
     subject_mods = {
         norm(w.lemma): frozenset(modifiers_of.get(i, ()))
         for i, w in enumerate(words)
@@ -350,10 +351,10 @@ def _slot(words: tuple[Word, ...], i: int) -> tuple[str, str, str]:
     word = words[i]
     head = words[word.head]
     if word.dep in ("pobj", "pcomp"):
-        return stem(norm(words[head.head].lemma)), head.low, pos
+        return norm_stem(words[head.head].lemma), head.low, pos
     if word.dep in ("amod", "compound", "nmod"):
-        return stem(norm(head.lemma)), "mod", "N"  # which one: "consulting hours"
-    return stem(norm(head.lemma)), word.dep, pos
+        return norm_stem(head.lemma), "mod", "N"  # which one: "consulting hours"
+    return norm_stem(head.lemma), word.dep, pos
 
 
 def _adjuncts(
@@ -370,7 +371,7 @@ def _adjuncts(
             inside |= _subtree(words, i)
     out = {v.key for v in found if v.index in inside or v.kind in _WHEN}
     for i in inside:
-        out.add(chains[i] if i in chains else stem(norm(words[i].lemma)))
+        out.add(chains[i] if i in chains else norm_stem(words[i].lemma))
     return frozenset(out)
 
 

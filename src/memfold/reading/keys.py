@@ -45,6 +45,12 @@ def stem(word: str) -> str:
     return str(_STEM.stemWord(word))
 
 
+@lru_cache(maxsize=100_000)
+def norm_stem(word: str) -> str:
+    """``stem(norm(word))``: the key a content word is compared by, kept per word."""
+    return stem(norm(word))
+
+
 def is_name(words: tuple[Word, ...], i: int) -> bool:
     """A proper name: so tagged, or capitalized where a common word would not be (the
     small model tags some first names as nouns: "Sofia mentors Daniel")."""

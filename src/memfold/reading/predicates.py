@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from memfold.reading import tables
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import norm, stem
+from memfold.reading.keys import norm_stem
 from memfold.reading.model import Reading, Word
 from memfold.reading.parser import read
 
@@ -48,7 +48,7 @@ def said_of_names(reading: Reading, f: Facts) -> set[tuple[str, str]]:
         for t in _clause(words, h):
             word = words[t]
             if t > h and word.pos == "NOUN" and word.lemma not in general:
-                out |= {(n, stem(norm(word.lemma))) for n in names}
+                out |= {(n, norm_stem(word.lemma)) for n in names}
     return out
 
 

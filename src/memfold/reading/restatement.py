@@ -9,7 +9,7 @@ from __future__ import annotations
 from memfold.reading import tables
 from memfold.reading.difference import WORDING, additions, same_fact, uncovered
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import norm, stem, table_stems
+from memfold.reading.keys import norm_stem, stem, table_stems
 from memfold.reading.model import Difference, listed
 
 _THINGS = frozenset(("N",))
@@ -216,7 +216,7 @@ def _verb_and_noun(a: Facts, x: str, b: Facts, y: str) -> bool:
     slots_x, slots_y = a.slots.get(x, frozenset()), b.slots.get(y, frozenset())
     # Not a participle, which is as often a state ("is left-handed") as an act, nor an
     # infinitive after an adjective ("allergic to shellfish" may be read as one).
-    tags = {tag for lemma, tag in zip(a.lemmas, a.tags, strict=True) if stem(norm(lemma)) == x}
+    tags = {tag for lemma, tag in zip(a.lemmas, a.tags, strict=True) if norm_stem(lemma) == x}
     verb = (
         bool(slots_x)
         and all(pos == "VERB" and how != "xcomp" for _, how, pos in slots_x)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -53,25 +54,42 @@ def encode(reading: Reading, derived: Facts | None = None) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
-def load(text: str, payload: str) -> tuple[Reading | None, Facts | None]:
-    """The reading of ``text`` stored as ``payload`` and its facts, read in one pass;
-    None for either that is not there (a damaged row: the text is read again) or, for the
-    facts, not of this text."""
+@dataclass(frozen=True, slots=True)
+class StoredWords:
+    """The stored words of ``text``'s reading, made a ``Reading`` when first read
+    (``memfold.reading.parser.Deferred``)."""
+
+    text: str
+    raw: list[Any]
+
+    def reading(self) -> Reading | None:
+        try:
+            words = tuple(
+                Word(str(t), str(lemma), str(pos), str(tag), str(dep), int(head), int(sent))
+                for t, lemma, pos, tag, dep, head, sent in self.raw
+            )
+        except (ValueError, TypeError):
+            return None
+        return Reading(self.text, words)
+
+
+def load(text: str, payload: str) -> tuple[StoredWords | None, Facts | None]:
+    """The reading of ``text`` stored as ``payload`` (its words, checked when first
+    read) and its facts; None for either that is not there (a damaged row: the text is
+    read again) or, for the facts, not of this text."""
     loaded = _loads(payload)
-    try:
-        words = tuple(
-            Word(str(t), str(lemma), str(pos), str(tag), str(dep), int(head), int(sent))
-            for t, lemma, pos, tag, dep, head, sent in loaded["words"]
-        )
-    except (ValueError, TypeError, KeyError):
-        return None, None
+    raw = loaded.get("words")
     found = facts_codec.decode(loaded.get("facts"))
-    return Reading(text, words), found if found is not None and found.text == text else None
+    return (
+        StoredWords(text, raw) if isinstance(raw, list) else None,
+        found if found is not None and found.text == text else None,
+    )
 
 
 def decode(text: str, payload: str) -> Reading | None:
     """The reading of ``text`` stored as ``payload`` (see ``load``)."""
-    return load(text, payload)[0]
+    words = load(text, payload)[0]
+    return None if words is None else words.reading()
 
 
 def decode_facts(text: str, payload: str) -> Facts | None:

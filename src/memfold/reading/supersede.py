@@ -65,7 +65,15 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
 def change_cues(f: Facts, plans: bool = False) -> set[str]:
     """The change cues ``f``'s text holds, as the table writes them; never a noun ("sick
     leave") or a participle describing one ("eleven payments left"), and with ``plans``
-    only, one of a change not said to have happened ("will move", "wants to switch")."""
+    only, one of a change not said to have happened ("will move", "wants to switch").
+    Kept with ``f`` (as a cached property is): a drain asks for each text's many times."""
+    kept = f.__dict__.setdefault("_change_cues", {})
+    if plans not in kept:
+        kept[plans] = frozenset(_find_cues(f, plans))
+    return set(kept[plans])
+
+
+def _find_cues(f: Facts, plans: bool) -> set[str]:
     found = set()
     for table, needs_value in (("change_cues", False), ("value_change_verbs", True)):
         starting = tables.by_first_word(table)
