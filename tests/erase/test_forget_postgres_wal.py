@@ -45,5 +45,6 @@ def test_without_wal_switches_the_log_still_holds_it(
     with Memory(url=url, embedder=embedder, settings=settings, consolidate="off") as mem:
         added = mem.add(f"Sam's other note: {MARKER}", user_id="u").memory
         mem.forget(added.id, vacuum=True)
+    # The log holds it (a data page not yet rewritten by the server may too: timing).
     held = _holding(data)
-    assert held and all(p.startswith("pg_wal/") for p in held)
+    assert any(p.startswith("pg_wal/") for p in held)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+from memfold.reading.cues import change_cues
 from memfold.reading.difference import same_fact, supersede_conflicts
 from memfold.reading.facts import facts
 from memfold.reading.relation import Limits, Relation, relate
 from memfold.reading.restatement import new_value_only
-from memfold.reading.supersede import change_cues, supersede_evidence
+from memfold.reading.supersede import supersede_evidence
 
 STRICT = Limits(max_additions=2, swap_max=2, min_overlap=0.5, max_reworded=2)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from memfold.reading.cues import change_cues
 from memfold.reading.facts import facts
 from memfold.reading.relation import Limits, Relation, relate
 from memfold.reading.restatement import restatement_differences, substitutions
-from memfold.reading.supersede import change_cues, supersede_evidence
+from memfold.reading.supersede import moved_value, supersede_evidence
 
 STRICT = Limits(max_additions=2, swap_max=2, min_overlap=0.5, max_reworded=2)
 LOOSE = Limits(max_additions=2, swap_max=2, min_overlap=0.5)
@@ -191,3 +192,65 @@ def test_what_the_older_says_ended_is_history() -> None:
     # A newer that says the older's fact ended is a retraction, as before.
     ended = relate("The user lives in Lisbon.", "The user used to live in Lisbon.", LOOSE)
     assert ended.relation is Relation.CHANGED
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "moved"),
+    [
+        (
+            "I'm building the portfolio page with 8 cards and a contact form.",
+            "Since I added two projects, I now have a total of 10 cards on the page.",
+            "'8 card' -> '10 card'",
+        ),
+        (
+            "I set a deadline of June 3 for the first draft of the grant report.",
+            "I now have a new grant report deadline of June 10.",
+            "'06-03' -> '06-10'",
+        ),
+        (
+            "The mobile app has a release date of May 4, pending the audit.",
+            "The mobile app now has a new release date of May 6.",
+            "'05-04' -> '05-06'",
+        ),
+    ],
+)
+def test_a_value_told_anew_under_a_cue_is_a_change(older: str, newer: str, moved: str) -> None:
+    assert moved_value(older, newer) == moved
+    evidence = supersede_evidence(older, newer, 0.5)
+    assert evidence.found and evidence.value
+    reading = relate(older, newer, STRICT)
+    assert reading.relation is Relation.CHANGED and reading.value_only
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # a goal is not what is so
+        ("The user's weight goal is 75 kg.", "The user currently weighs 82 kg."),
+        ("The user wants to weigh 70 kg by June.", "The user now weighs 74 kg."),
+        # no cue: two counts side by side
+        ("The gallery has 8 cards.", "The gallery has 10 cards and a footer."),
+        # another counted thing
+        ("The gallery has 8 cards.", "The gallery now has 10 photos."),
+        # the older already says the new value
+        ("The team grew from 8 to 10 people.", "The team now has 10 people."),
+        # a year is when, not what changed
+        ("Ines moved to Leeds in 2019.", "Ines now lives in York since 2021."),
+        # a date or an amount alone says nothing of what it is of
+        ("I met Michael at the festival on Jan 15.", "The book launch was moved to Nov 22."),
+        ("I've budgeted $3,000 for the move.", "Insurance is now $1,200 a month."),
+        # an amount the older changed by, and the old side of the newer's change
+        ("I cut 1,200 words from my draft.", "My final draft now has 35,000 words."),
+        ("Images must stay under 200 KB.", "I now reduced the images from 300 KB to 180 KB."),
+        # an amount changed by, told by the newer; a value of "it"
+        ("The screenplay draft has 5,000 words.", "I now cut 1,200 words from the draft."),
+        ("I logged 3,600 words this week.", "It was now adjusted to 1,350 words."),
+        # a cue of a clause of its own
+        (
+            "The gallery has 8 cards.",
+            "The gallery has 10 cards, and now I'm moving on to the footer.",
+        ),
+    ],
+)
+def test_what_is_no_value_told_anew(older: str, newer: str) -> None:
+    assert moved_value(older, newer) == ""

@@ -2,7 +2,7 @@
 
 "Sam lives in Lyon" / "Sam moved to Berlin" embed at cosine 0.64, under the 0.70 at
 which on-save consolidation looks at a neighbour, so the update was never judged. A new
-memory whose reading holds a change cue (``memfold.reading.supersede.change_cues``: "moved
+memory whose reading holds a change cue (``memfold.reading.cues.change_cues``: "moved
 to", "now", "was raised to") also gets, as candidates, older active memories of its scope
 that the store's keyword search finds for its words (and the attributes its verb implies:
 ``reading/data/implied_attributes.txt``, "moved" -> where one lives), that embed at
@@ -29,12 +29,13 @@ from memfold.engine import readings
 from memfold.engine.context import Context
 from memfold.engine.search import keyword_scoring
 from memfold.model import Candidate, MemoryRecord, Status
+from memfold.reading.cues import change_cues
 from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem, table_stems
 from memfold.reading.restatement import new_value_only
 from memfold.reading.supersede import attribute as supersede_attribute
-from memfold.reading.supersede import change_cues, implied_words, named_stems
+from memfold.reading.supersede import implied_words, moved_value, named_stems
 
 __all__ = ["channel_open", "channel_query", "has_cue", "update_candidates", "update_match"]
 
@@ -59,9 +60,14 @@ def update_match(older: str, newer: str, min_overlap: float, swap_max: int = 2) 
         return ""
     named = named_stems(b)
     share = len(attribute & named) / len(attribute)
-    if share == 0 or (share < min_overlap and not new_value_only(older, newer, swap_max)):
+    if share == 0 or (
+        share < min_overlap
+        and not new_value_only(older, newer, swap_max)
+        and not moved_value(older, newer)
+    ):
         # Neither most of what the older says, nor one fact with a new value ("a Zoom
-        # meeting on March 22 at 3 PM" / "it's rescheduled to March 22 at 4:30 PM").
+        # meeting on March 22 at 3 PM" / "it's rescheduled to March 22 at 4:30 PM"; "8
+        # cards" / "now a total of 10 cards").
         return ""
     return (
         f"update channel: change cue {', '.join(sorted(cues))}, same subject "

@@ -226,14 +226,14 @@ def _check_supersede(
     new value in the same words, or an update-channel candidate) and evidence of a change
     the parse can read. ``difference`` is what the readings saw, for the log."""
     old = target.memory
+    evidence = supersede_evidence(old.text, new.text, settings.supersede_min_overlap)
     floors = []
-    if new_value_only(old.text, new.text, settings.swap_max_words):
+    if evidence.value or new_value_only(old.text, new.text, settings.swap_max_words):
         floors.append(settings.value_update_min_similarity)
     if target.via == "update":
         floors.append(settings.update_channel_min_similarity)
     if not (floors and target.similarity >= min(floors)):
         verdict.problems += _below_calibrated(action, target, settings.delete_threshold, scale)
-    evidence = supersede_evidence(old.text, new.text, settings.supersede_min_overlap)
     if not evidence.found:
         seen = f" ({difference})" if difference else ""
         verdict.problems.append(

@@ -81,9 +81,12 @@ def relate(older: str, newer: str, limits: Limits) -> PairReading:
     if not backward:
         return PairReading(Relation.SAYS_LESS, f"the older already says it all ({forward[0]})")
     evidence = supersede_evidence(older, newer, limits.min_overlap)
-    value_only = evidence.found and new_value_only(older, newer, limits.swap_max)
-    # The strict reading supersedes only a new value told in the same words ("set to 8"
-    # / "raised to 16", "lives in Lyon" / "moved to Berlin") or a retraction.
+    value_only = evidence.found and (
+        evidence.value or new_value_only(older, newer, limits.swap_max)
+    )
+    # The strict reading supersedes only a new value (told in the same words: "set to 8"
+    # / "raised to 16", "lives in Lyon" / "moved to Berlin"; or one value of the older's
+    # told anew under the cue) or a retraction.
     strict = limits.max_reworded is not None
     if evidence.found and (not strict or value_only or evidence.retraction):
         return PairReading(Relation.CHANGED, evidence.reason, value_only)

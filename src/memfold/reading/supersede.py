@@ -2,24 +2,24 @@
 changes the fact): the parse reads both as about the same thing
 (``difference.supersede_conflicts`` finds nothing), and the newer says it changed, by a
 change cue (``data/change_cues.txt``: "now", "no longer", "moved to") or by a later date
-than the older's, about the same statement (most of the older's words, values aside). A
-negation with neither is a contradiction: both stay, linked. Pure."""
+than the older's, about the same statement (most of the older's words, values aside), or
+by a value of the older's told anew under the cue (``moved_value``: "a gallery with 8
+cards" / "now a total of 10 cards"). A negation with neither is a contradiction: both
+stay, linked. Pure."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memfold.reading import tables
+from memfold.reading.cues import change_cues, cue_spans, plan_or_wish
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import norm, stem, table_stems
+from memfold.reading.keys import stem, table_stems
+from memfold.reading.values import Value
 
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
 _NOUNS = frozenset(("NOUN", "PROPN"))
-_COMPARATIVES = frozenset(("JJR", "RBR"))
-# How a value-changing verb takes its value for an object ("increased 5 %"), or names
-# the value it goes to ("raised to", "extended through").
-_VALUE_OBJECTS = frozenset(("dobj", "npadvmod", "attr"))
-_VALUE_PREPOSITIONS = frozenset(("to", "from", "by", "through", "until", "till"))
 # Verbs that say nothing of what they are about ("is", "has"): no attribute.
 _EMPTY_VERBS = frozenset(("be", "have"))
 
@@ -34,6 +34,8 @@ class Evidence:
     contradiction: bool = False
     # The newer negates, with a cue, what the older states ("no longer vegan").
     retraction: bool = False
+    # The newer gives one of the older's values anew under its cue (``moved_value``).
+    value: bool = False
 
 
 def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
@@ -42,7 +44,7 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     a, b = facts(older), facts(newer)
     # A plan or a wish ("is going to move") changes only a plan or a wish ("wants daily
     # emails" / "asked for weekly ones instead"), never a fact that still holds.
-    plans = _plan_or_wish(a)
+    plans = plan_or_wish(a)
     cues = sorted(c for c in change_cues(b, plans) - change_cues(a, plans) if not _said_in(a, c))
     # A later date is evidence only beside another value that changed ("As of 2023, 12
     # agents" / "As of 2024, 15 agents"); alone it names another one ("the 2024 retreat").
@@ -56,38 +58,16 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     if retracted:
         reason = f"the newer memory retracts {', '.join(retracted)} ({shown})"
         return Evidence(True, reason, retraction=True)
+    moved = moved_value(older, newer, plans) if cues else ""
     overlap = core_overlap(a, b)
+    if moved:
+        # One value of the older's told anew: the fact changed, however few of the
+        # other words the two messages share.
+        reason = f"{shown}: a new value of the same thing ({moved}, overlap {overlap:.2f})"
+        return Evidence(True, reason, value=True)
     if overlap < min_overlap:
         return Evidence(False, f"{shown} about something else (overlap {overlap:.2f})")
     return Evidence(True, f"{shown} about the same statement (overlap {overlap:.2f})")
-
-
-def change_cues(f: Facts, plans: bool = False) -> set[str]:
-    """The change cues ``f``'s text holds, as the table writes them; never a noun ("sick
-    leave") or a participle describing one ("eleven payments left"), and with ``plans``
-    only, one of a change not said to have happened ("will move", "wants to switch").
-    Kept with ``f`` (as a cached property is): a drain asks for each text's many times."""
-    kept = f.__dict__.setdefault("_change_cues", {})
-    if plans not in kept:
-        kept[plans] = frozenset(_find_cues(f, plans))
-    return set(kept[plans])
-
-
-def _find_cues(f: Facts, plans: bool) -> set[str]:
-    found = set()
-    for table, needs_value in (("change_cues", False), ("value_change_verbs", True)):
-        starting = tables.by_first_word(table)
-        for seq in (f.lemmas, f.lows):
-            for i, word in enumerate(seq):
-                for entry in starting.get(word, ()):
-                    n = len(entry.words)
-                    if (
-                        seq[i : i + n] == entry.words
-                        and _cue_at(f, i, n, plans)
-                        and (not needs_value or _takes_value(f, i, n))
-                    ):
-                        found.add(" ".join(entry.words))
-    return found
 
 
 def _said_in(f: Facts, cue: str) -> bool:
@@ -97,45 +77,6 @@ def _said_in(f: Facts, cue: str) -> bool:
     if " " in cue or cue not in synonyms:
         return False
     return any(synonyms.get(lemma) == synonyms[cue] for lemma in f.lemmas)
-
-
-def _takes_value(f: Facts, start: int, n: int) -> bool:
-    """The verb at ``start`` (``n`` words) goes to, from or by something in the words
-    that hang on it, or takes a value for its object ("lowered the setting to 18 °C",
-    "cut by 10 %", "increased 5 %"; not "extending Tuesday's one percent rally to hit
-    its strongest level")."""
-    span = range(start, start + n)
-    counted = [v.index for v in f.values if f.deps[v.index] in ("nummod", "quantmod")]
-    valued = {v.index for v in f.values} | {f.heads[i] for i in counted}
-    for j in range(len(f.lows)):
-        if j in span or not _under(f, j, span):
-            continue
-        if f.lows[j] in _VALUE_PREPOSITIONS and f.deps[j] != "aux":
-            return True  # whatever the parse makes of it ("went up to $1,520": quantmod)
-        if f.lows[j] == "to" and f.deps[j] == "aux" and _value_object(f, f.heads[j], valued):
-            return True  # "to" read as a verb's: "moved it to alternate Sundays"
-        if f.heads[j] in span and f.deps[j] in _VALUE_OBJECTS and j in valued:
-            return True
-    return False
-
-
-def _value_object(f: Facts, head: int, valued: set[int]) -> bool:
-    """Word ``head`` takes a value for its object."""
-    return any(
-        f.heads[j] == head and j != head and f.deps[j] in _VALUE_OBJECTS and j in valued
-        for j in range(len(f.heads))
-    )
-
-
-def _under(f: Facts, j: int, span: range) -> bool:
-    """Word ``j`` hangs, through its heads, on a word of ``span``."""
-    seen = set()
-    while j not in seen:
-        if j in span:
-            return True
-        seen.add(j)
-        j = f.heads[j]
-    return False
 
 
 _NOUN_MODIFIERS = frozenset(("compound", "amod", "nummod", "nmod", "poss"))
@@ -219,41 +160,148 @@ def _other_value_changed(a: Facts, b: Facts) -> bool:
     return bool(undated_a - undated_b and undated_b - undated_a)
 
 
-def _cue_at(f: Facts, i: int, n: int, plans: bool) -> bool:
-    if n == 1 and (f.poses[i] in _NOUNS or f.tags[i] in _COMPARATIVES):
-        return False  # "sick leave", "lower than ten per cent"
-    if f.poses[i] == "VERB" and f.deps[i] in ("acl", "amod"):
-        return False  # "the moved files"
-    return plans or not _unasserted(f, _verb_of(f, i))
+_POINTERS = frozenset(("it", "this", "that", "these", "those", "they"))
+_CLAUSE_LINKS = frozenset(("advcl", "conj", "ccomp", "relcl", "parataxis", "acl"))
+_GOAL_ARGUMENTS = frozenset(("nsubj", "nsubjpass", "attr", "dobj"))
+_GOAL_MODIFIERS = frozenset(("compound", "amod"))
+# Values that change in place. Not a year (two events in two years are two facts), an
+# ordinal ("the first sprint") or a version (another product).
+_KINDS = frozenset(("number", "money", "percent", "time", "date"))
 
 
-def _plan_or_wish(f: Facts) -> bool:
-    """Does a main verb of ``f`` state a plan, a wish or a guess ("Jun wants to receive
-    daily emails", "Mia will move")?"""
-    return any(_unasserted(f, j) or _governs(f, j) for j, dep in enumerate(f.deps) if dep == "ROOT")
+def moved_value(older: str, newer: str, plans: bool = False) -> str:
+    """How ``newer`` gives one of ``older``'s values anew ("'8 card' -> '10 card'"), or
+    "": a value of ``newer`` that a change cue of its own (one ``older`` lacks) governs or
+    sits beside, of a kind ``older`` holds with another key, counting the same noun;
+    a value that counts none, or a unit, must stand under a noun both texts put over
+    it ("deadline"). Not an amount changed by ("cut 1,200 words", "up by 5 %"), the old
+    side of a change ("from 300KB"), or a value of "it" or "this" (what changed is not
+    said). ``plans``: as ``cues.change_cues``."""
+    a, b = facts(older), facts(newer)
+    theirs = {cue for _, _, cue in cue_spans(a, plans)}
+    spans = [(i, n) for i, n, cue in cue_spans(b, plans) if cue not in theirs]
+    if not spans:
+        return ""
+    for new in b.values:
+        if new.kind not in _KINDS or _holds(a, new) or not _bound(b, new.index, spans):
+            continue
+        if _left(b, new.index) or _delta(b, new.index) or _unnamed(b, new.index):
+            continue
+        old = _counterpart(a, b, new)
+        if old is not None:
+            return f"'{old.show()}' -> '{new.show()}'"
+    return ""
 
 
-def _governs(f: Facts, verb: int) -> bool:
-    return any(f.heads[j] == verb and f.deps[j] == "xcomp" for j in range(len(f.deps)))
+def _left(f: Facts, index: int) -> bool:
+    """Is the value what a change left ("reduced from 300KB", "moved from May 3")?"""
+    head = f.heads[index]
+    return f.lows[head] == "from" or f.lows[f.heads[head]] == "from"
 
 
-def _verb_of(f: Facts, i: int) -> int:
-    """The verb word ``i`` belongs to ("no" of "no longer eats": "eats")."""
-    seen = set()
-    while f.poses[i] not in ("VERB", "AUX") and f.heads[i] != i and i not in seen:
-        seen.add(i)
+def _delta(f: Facts, index: int) -> bool:
+    """Is the value an amount something changed by, the object of a verb or "by" ("cut
+    1,200 words", "increased by 5 %"), not what it changed to ("to 4 hours")?"""
+    # The value, or the noun it counts ("1,200" of "1,200 words"), and what takes it.
+    for j in (index, f.heads[index]):
+        if f.lows[f.heads[j]] == "by":
+            return True
+        if f.deps[j] == "dobj" and f.poses[f.heads[j]] == "VERB":
+            return f.lemmas[f.heads[j]] != "have"  # "now has 10 cards" says what is so
+    return False
+
+
+def _unnamed(f: Facts, index: int) -> bool:
+    """Is the clause of the value about "it", "this" or "that", which the text does not
+    name ("it was adjusted to 1,350 words")?"""
+    above = _ancestors(f, index) | {index}
+    return any(
+        f.heads[j] in above and f.deps[j] in ("nsubj", "nsubjpass") and f.lows[j] in _POINTERS
+        for j in range(len(f.lows))
+    )
+
+
+def _holds(f: Facts, value: Value) -> bool:
+    return any(v.kind == value.kind and v.key == value.key for v in f.values)
+
+
+def _counterpart(a: Facts, b: Facts, new: Value) -> Value | None:
+    """The value of ``a`` that ``new`` takes the place of, if one is plain: of its kind,
+    counting the same noun, a goal for a goal; one that counts no noun or only a unit
+    ("3 hours", "$3,000", "April 1") must also stand under a noun both texts put over
+    it ("deadline"): a date or an amount alone says nothing of what it is of."""
+    goal = _goal(b, new.index)
+    changes = [(i, n) for i, n, _ in cue_spans(a, True)]
+    same = [
+        v
+        for v in a.values
+        if v.kind == new.kind
+        and v.anchor == new.anchor
+        and not _holds(b, v)
+        and _goal(a, v.index) == goal
+        # the older's value is what is so, not an amount it changed by ("cut 1,200
+        # words", "adjusted to 1,350 words")
+        and not _bound(a, v.index, changes)
+    ]
+    if new.anchor and new.anchor not in table_stems("units"):
+        return same[0] if same else None
+    over = _nouns_over(b, new.index)
+    return next((v for v in same if _nouns_over(a, v.index) & over), None)
+
+
+def _ancestors(f: Facts, i: int) -> set[int]:
+    """The words above word ``i`` in its own clause: not past a clause joined to
+    another ("Since I added two projects, I now have ...": "added" stops the way up)."""
+    seen: set[int] = set()
+    while f.heads[i] != i and f.heads[i] not in seen and f.deps[i] not in _CLAUSE_LINKS:
         i = f.heads[i]
-    return i
+        seen.add(i)
+    return seen
 
 
-def _unasserted(f: Facts, verb: int) -> bool:
-    """The change is not said to have happened: the verb is under a modal ("may move",
-    "will move"), hedged ("is probably moving"), or the complement of another verb
-    ("is going to move", "wants to switch", "plans to move"). A plan or a guess leaves
-    the older fact standing."""
-    if f.poses[verb] not in ("VERB", "AUX"):
-        return False
-    modal = any(f.heads[j] == verb and f.tags[j] == "MD" for j in range(len(f.tags)))
-    hedged = norm(f.lemmas[verb]) in f.hedged
-    governed = f.deps[verb] == "xcomp" and f.poses[f.heads[verb]] in ("VERB", "AUX")
-    return modal or hedged or governed
+def _bound(f: Facts, index: int, spans: Iterable[tuple[int, int]]) -> bool:
+    """A cue governs the value ("adjusted to 1,350 words") or modifies a word above it
+    ("the new ... deadline of April 5", "now I have a total of 10 cards"); a cue verb of
+    a clause of its own ("..., and now I'm moving on") governs none of it."""
+    above = _ancestors(f, index) | {index}
+    return any(
+        j in above
+        or (
+            f.poses[j] not in ("VERB", "AUX")
+            and f.deps[j] not in _CLAUSE_LINKS
+            and f.heads[j] in above
+        )
+        for i, n in spans
+        for j in range(i, i + n)
+    )
+
+
+def _nouns_over(f: Facts, index: int) -> set[str]:
+    """The lemmas of the nouns above word ``index`` ("deadline" over "April 5"), not
+    its unit ("%", "hours")."""
+    units = table_stems("units")
+    return {
+        f.lemmas[j]
+        for j in _ancestors(f, index)
+        if f.poses[j] in _NOUNS and stem(f.lows[j]) not in units and f.lows[j] not in units
+    }
+
+
+def _goal(f: Facts, index: int) -> bool:
+    """Is the value at ``index`` a goal ("a weight goal of 75 kg", "targeting 1,200
+    words", "wants to weigh 70 kg"), not what is so ("weighs 82 kg")? A goal word
+    (``data/goal_words.txt``) on the way from the value up to its verb, through the
+    verbs it is the complement of, or hanging on one of them."""
+    words = tables.word_set("goal_words")
+    path = [index]
+    i = index
+    while f.heads[i] != i and (f.poses[i] not in ("VERB", "AUX") or f.deps[i] == "xcomp"):
+        i = f.heads[i]
+        path.append(i)
+    # What the clause says of itself: its subject and object and their modifiers ("goal
+    # weight"); not a clause joined to it ("..., and I want to make sure").
+    near = set(path)
+    for deps, over in ((_GOAL_ARGUMENTS, set(path)), (_GOAL_MODIFIERS, None)):
+        over = over if over is not None else near - set(path)
+        near |= {j for j, head in enumerate(f.heads) if head in over and f.deps[j] in deps}
+    return any(f.lemmas[j] in words or f.lows[j] in words for j in near)

@@ -1,0 +1,133 @@
+"""Change cues: the words by which a text says a fact changed ("now", "no longer",
+"moved to", a value-changing verb with its value: "raised the rent to $1,500"), as the
+parse places them (never a noun, a participle describing one or a comparative; a plan
+or a wish only where plans are asked for), and whether a text states a plan or a wish.
+Read from ``data/change_cues.txt`` and ``data/value_change_verbs.txt``. Pure."""
+
+from __future__ import annotations
+
+from memfold.reading import tables
+from memfold.reading.facts import Facts
+from memfold.reading.keys import norm
+
+_NOUNS = frozenset(("NOUN", "PROPN"))
+_COMPARATIVES = frozenset(("JJR", "RBR"))
+
+# How a value-changing verb takes its value for an object ("increased 5 %"), or names
+# the value it goes to ("raised to", "extended through").
+_VALUE_OBJECTS = frozenset(("dobj", "npadvmod", "attr"))
+
+_VALUE_PREPOSITIONS = frozenset(("to", "from", "by", "through", "until", "till"))
+
+
+def change_cues(f: Facts, plans: bool = False) -> set[str]:
+    """The change cues ``f``'s text holds, as the table writes them; never a noun ("sick
+    leave") or a participle describing one ("eleven payments left"), and with ``plans``
+    only, one of a change not said to have happened ("will move", "wants to switch")."""
+    return {cue for _, _, cue in cue_spans(f, plans)}
+
+
+def cue_spans(f: Facts, plans: bool = False) -> tuple[tuple[int, int, str], ...]:
+    """Where ``change_cues`` stand: (first word, number of words, the cue). Kept with
+    ``f`` (as a cached property is): a drain asks for each text's many times."""
+    kept = f.__dict__.setdefault("_cue_spans", {})
+    if plans not in kept:
+        kept[plans] = tuple(_find_cues(f, plans))
+    found: tuple[tuple[int, int, str], ...] = kept[plans]
+    return found
+
+
+def _find_cues(f: Facts, plans: bool) -> list[tuple[int, int, str]]:
+    found = []
+    for table, needs_value in (("change_cues", False), ("value_change_verbs", True)):
+        starting = tables.by_first_word(table)
+        for seq in (f.lemmas, f.lows):
+            for i, word in enumerate(seq):
+                for entry in starting.get(word, ()):
+                    n = len(entry.words)
+                    if (
+                        seq[i : i + n] == entry.words
+                        and _cue_at(f, i, n, plans)
+                        and (not needs_value or _takes_value(f, i, n))
+                    ):
+                        found.append((i, n, " ".join(entry.words)))
+    return found
+
+
+def _takes_value(f: Facts, start: int, n: int) -> bool:
+    """The verb at ``start`` (``n`` words) goes to, from or by something in the words
+    that hang on it, or takes a value for its object ("lowered the setting to 18 °C",
+    "cut by 10 %", "increased 5 %"; not "extending Tuesday's one percent rally to hit
+    its strongest level")."""
+    span = range(start, start + n)
+    counted = [v.index for v in f.values if f.deps[v.index] in ("nummod", "quantmod")]
+    valued = {v.index for v in f.values} | {f.heads[i] for i in counted}
+    for j in range(len(f.lows)):
+        if j in span or not _under(f, j, span):
+            continue
+        if f.lows[j] in _VALUE_PREPOSITIONS and f.deps[j] != "aux":
+            return True  # whatever the parse makes of it ("went up to $1,520": quantmod)
+        if f.lows[j] == "to" and f.deps[j] == "aux" and _value_object(f, f.heads[j], valued):
+            return True  # "to" read as a verb's: "moved it to alternate Sundays"
+        if f.heads[j] in span and f.deps[j] in _VALUE_OBJECTS and j in valued:
+            return True
+    return False
+
+
+def _value_object(f: Facts, head: int, valued: set[int]) -> bool:
+    """Word ``head`` takes a value for its object."""
+    return any(
+        f.heads[j] == head and j != head and f.deps[j] in _VALUE_OBJECTS and j in valued
+        for j in range(len(f.heads))
+    )
+
+
+def _under(f: Facts, j: int, span: range) -> bool:
+    """Word ``j`` hangs, through its heads, on a word of ``span``."""
+    seen = set()
+    while j not in seen:
+        if j in span:
+            return True
+        seen.add(j)
+        j = f.heads[j]
+    return False
+
+
+def _cue_at(f: Facts, i: int, n: int, plans: bool) -> bool:
+    if n == 1 and (f.poses[i] in _NOUNS or f.tags[i] in _COMPARATIVES):
+        return False  # "sick leave", "lower than ten per cent"
+    if f.poses[i] == "VERB" and f.deps[i] in ("acl", "amod"):
+        return False  # "the moved files"
+    return plans or not _unasserted(f, _verb_of(f, i))
+
+
+def plan_or_wish(f: Facts) -> bool:
+    """Does a main verb of ``f`` state a plan, a wish or a guess ("Jun wants to receive
+    daily emails", "Mia will move")?"""
+    return any(_unasserted(f, j) or _governs(f, j) for j, dep in enumerate(f.deps) if dep == "ROOT")
+
+
+def _governs(f: Facts, verb: int) -> bool:
+    return any(f.heads[j] == verb and f.deps[j] == "xcomp" for j in range(len(f.deps)))
+
+
+def _verb_of(f: Facts, i: int) -> int:
+    """The verb word ``i`` belongs to ("no" of "no longer eats": "eats")."""
+    seen = set()
+    while f.poses[i] not in ("VERB", "AUX") and f.heads[i] != i and i not in seen:
+        seen.add(i)
+        i = f.heads[i]
+    return i
+
+
+def _unasserted(f: Facts, verb: int) -> bool:
+    """The change is not said to have happened: the verb is under a modal ("may move",
+    "will move"), hedged ("is probably moving"), or the complement of another verb
+    ("is going to move", "wants to switch", "plans to move"). A plan or a guess leaves
+    the older fact standing."""
+    if f.poses[verb] not in ("VERB", "AUX"):
+        return False
+    modal = any(f.heads[j] == verb and f.tags[j] == "MD" for j in range(len(f.tags)))
+    hedged = norm(f.lemmas[verb]) in f.hedged
+    governed = f.deps[verb] == "xcomp" and f.poses[f.heads[verb]] in ("VERB", "AUX")
+    return modal or hedged or governed
