@@ -26,6 +26,7 @@ from pydantic_settings import (
 from memfold.config_check import (
     Section,
     SettingError,
+    check_anchors,
     check_env,
     merged_task_roles,
     problems,
@@ -198,10 +199,19 @@ class RoleSettings(Section):
     max_tokens_per_item: int = Field(160, ge=16)
     json_schema: bool = True
     # Ask for token log-probabilities; where the server sends them, the probability of a
-    # decision's action tokens is its confidence instead of the number the model writes.
-    # They cost little on OpenAI/vLLM; llama-cpp-python computes them over the whole
-    # prompt in Python (~10 s a judge call on 2 cores): turn them off there for speed.
+    # decision's action tokens is its confidence. The number a model writes counts for
+    # nothing in a gate, so without them the LLM's DELETEs and review labels pass no
+    # confidence gate. Asked on a streamed reply (llm/streaming.py), they cost ~0.1 s a
+    # reply token on llama-cpp-python (2 cores) and little on OpenAI or vLLM.
     logprobs: bool = True
+    # (raw, calibrated) points mapping the action probability to how often such a
+    # decision is right (judge/confidence_map.py); empty: the raw probability.
+    confidence_anchors: list[tuple[float, float]] = Field(default_factory=list)
+
+    @field_validator("confidence_anchors")
+    @classmethod
+    def _anchors(cls, value: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        return check_anchors(value)
 
 
 DEFAULT_TASK_ROLES: dict[str, Literal["utility", "main"]] = {

@@ -11,7 +11,8 @@ from __future__ import annotations
 import tomllib
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ ENV_ALIASES = frozenset(
     {"PATH", "URL", "CONFIG", "LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY", "API_KEY"}
 )
 _SECRET_HINTS = ("api_key", "password", "token")
+Anchor = tuple[float, float]
 
 
 class SettingError(ConfigError, ValueError):
@@ -181,3 +183,21 @@ def merged_task_roles(value: Any, defaults: Mapping[str, str]) -> Any:
     if unknown:
         raise ValueError(f"unknown task {unknown[0]!r} (tasks: {', '.join(defaults)})")
     return {**defaults, **value}
+
+
+def check_anchors(anchors: Sequence[Sequence[float]]) -> list[Anchor]:
+    """The anchors as (raw, calibrated) pairs; ``ValueError`` unless both coordinates lie
+    in [0, 1], raw strictly increases and calibrated never decreases (a higher
+    probability must never mean a lower confidence)."""
+    points: list[Anchor] = []
+    for point in anchors:
+        if len(point) != 2:
+            raise ValueError(f"an anchor is a (raw, calibrated) pair, got {point!r}")
+        raw, cal = float(point[0]), float(point[1])
+        if not (0.0 <= raw <= 1.0 and 0.0 <= cal <= 1.0):
+            raise ValueError(f"anchor {point!r} lies outside [0, 1]")
+        points.append((raw, cal))
+    for (r0, c0), (r1, c1) in pairwise(points):
+        if not (r0 < r1 and c0 <= c1):
+            raise ValueError(f"anchors must rise in raw and never fall in calibrated: {points}")
+    return points

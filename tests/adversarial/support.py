@@ -64,8 +64,8 @@ class WritingJudge:
     asked: list[str] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
-        from memfold.testing.fake_replies import user_payload
+    def __call__(self, body: dict[str, Any]) -> Any:
+        from memfold.testing.fake_replies import confident, user_payload
 
         kind = request_kind(body)
         with self._lock:
@@ -73,20 +73,22 @@ class WritingJudge:
         text = self.case.text
         if kind == "decide":
             items = user_payload(body)["items"]
-            return {"decisions": [self._decision(item) for item in items]}
+            return confident({"decisions": [self._decision(item) for item in items]})
         if kind == "classify":
             pairs = user_payload(body)["pairs"]
-            return {
-                "verdicts": [
-                    {
-                        "pair": p["pair"],
-                        "label": "DUPLICATE",
-                        "confidence": CONFIDENCE,
-                        "reasoning": "the same fact told twice",
-                    }
-                    for p in pairs
-                ]
-            }
+            return confident(
+                {
+                    "verdicts": [
+                        {
+                            "pair": p["pair"],
+                            "label": "DUPLICATE",
+                            "confidence": CONFIDENCE,
+                            "reasoning": "the same fact told twice",
+                        }
+                        for p in pairs
+                    ]
+                }
+            )
         if kind == "extract":
             return {"memories": [{"text": text, "area": "main", "sources": list(self.case.cites)}]}
         return {"text": text, "reasoning": f"scripted {kind}"}
@@ -136,7 +138,7 @@ def settings(base_url: str, **sections: Any) -> Settings:
             "base_url": base_url,
             "model": "fake-model",
             "api_key": "k",
-            "utility": {"timeout_s": 10.0, "max_retries": 0, "logprobs": False},
+            "utility": {"timeout_s": 10.0, "max_retries": 0},
             "rules_first_confidence": None,
         },
         **sections,

@@ -15,7 +15,7 @@ from memfold.engine.on_save import candidates_for
 from memfold.engine.update_channel import has_cue, update_match
 from memfold.model import Action
 from memfold.testing.fake_llm import FakeLLMServer
-from memfold.testing.fake_replies import user_payload
+from memfold.testing.fake_replies import Reply, confident, user_payload
 
 CHANNEL_ONLY = "may only be superseded"
 
@@ -134,7 +134,7 @@ def server() -> Iterator[FakeLLMServer]:
 
 
 def _answer(action: str) -> Any:
-    def respond(body: dict[str, Any]) -> dict[str, Any]:
+    def respond(body: dict[str, Any]) -> Reply:
         decisions = []
         for item in user_payload(body)["items"]:
             cand = item["candidates"][0]
@@ -150,7 +150,7 @@ def _answer(action: str) -> Any:
                     "reasoning": f"scripted {action}",
                 }
             )
-        return {"decisions": decisions}
+        return confident({"decisions": decisions})
 
     return respond
 

@@ -15,7 +15,7 @@ from memfold.judge.llm import LLMJudge, split_tokens
 from memfold.judge.prompts import load_prompt
 from memfold.model import Action, Area, Candidate, MemoryRecord, PairLabel, Scope
 from memfold.testing.fake_llm import FakeLLMServer
-from memfold.testing.fake_replies import Fault, user_payload
+from memfold.testing.fake_replies import Fault, Reply, confident, user_payload
 
 MakeSettings = Callable[..., LLMSettings]
 SCOPE = Scope(user_id="u1")
@@ -35,7 +35,7 @@ def save_items(n: int) -> list[SaveItem]:
     ]
 
 
-def merge_all(body: dict[str, Any]) -> dict[str, Any]:
+def merge_all(body: dict[str, Any]) -> Reply:
     """Responder: MERGE every item with its candidates, text = new + candidate texts."""
     decisions = []
     for item in user_payload(body)["items"]:
@@ -52,7 +52,7 @@ def merge_all(body: dict[str, Any]) -> dict[str, Any]:
                 "reasoning": f"same as {item['candidates'][0]['id']}",
             }
         )
-    return {"decisions": decisions}
+    return confident({"decisions": decisions})
 
 
 def echo_memories(body: dict[str, Any]) -> dict[str, Any]:
@@ -184,19 +184,16 @@ def test_budget_exhausted_is_a_transient_skip_without_a_request(
 
 
 def test_classify_labels_and_invalid_verdicts(server: FakeLLMServer, judge: LLMJudge) -> None:
-    server.set_script(
-        [
-            {
-                "verdicts": [
-                    {"pair": 1, "label": "DUPLICATE", "confidence": 0.95, "reasoning": "same"},
-                    {"pair": 2, "label": "SUPERSEDED", "confidence": 0.8, "reasoning": "newer"},
-                    {"pair": 3, "label": "CONTRADICTION", "reasoning": "no confidence"},
-                    {"pair": 4, "label": "UNRELATED", "confidence": 0.9},
-                    {"pair": 5, "label": "RELATED", "confidence": 0.6, "reasoning": "topic"},
-                ]
-            }
+    verdicts_reply = {
+        "verdicts": [
+            {"pair": 1, "label": "DUPLICATE", "confidence": 0.95, "reasoning": "same"},
+            {"pair": 2, "label": "SUPERSEDED", "confidence": 0.8, "reasoning": "newer"},
+            {"pair": 3, "label": "CONTRADICTION", "reasoning": "no confidence"},
+            {"pair": 4, "label": "UNRELATED", "confidence": 0.9},
+            {"pair": 5, "label": "RELATED", "confidence": 0.6, "reasoning": "topic"},
         ]
-    )
+    }
+    server.set_script([confident(verdicts_reply)])
     pairs = [
         PairInput(mem(f"a{i}", f"fact {i}"), mem(f"b{i}", f"fact {i}!"), 0.9) for i in range(6)
     ]
@@ -206,9 +203,13 @@ def test_classify_labels_and_invalid_verdicts(server: FakeLLMServer, judge: LLMJ
         PairLabel.DUPLICATE, PairLabel.SUPERSEDED, PairLabel.CONTRADICTION, None,
         PairLabel.RELATED, None,
     ]  # fmt: skip
-    assert verdicts[0].confidence == 0.95 and verdicts[0].reasoning == "same"
-    # No stated confidence and no log-probabilities: 0, which no gate lets through.
-    assert verdicts[2].confidence == 0.0
+    assert verdicts[0].confidence == pytest.approx(0.95) and verdicts[0].reasoning == "same"
+    assert verdicts[2].confidence == pytest.approx(1.0)  # its label token at p = 1
+    # The same reply without log-probabilities: the stated numbers count for nothing.
+    server.set_script([verdicts_reply])
+    again = judge.classify(pairs)
+    assert [v.confidence for v in again if v.label is not None] == [0.0] * 4
+    assert "stated confidence 0.95 not counted" in (again[0].reasoning or "")
     prompt = load_prompt("classification")
     assert all(v.prompt_version == prompt.label for v in verdicts)
     body = server.chat_requests[0]

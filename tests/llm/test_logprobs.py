@@ -67,13 +67,14 @@ def test_confidence_is_the_action_probability_not_the_stated_number(
     assert body["logprobs"] is True and body["top_logprobs"] == 1
 
 
-def test_stated_confidence_when_the_server_sends_no_logprobs(
+def test_a_stated_confidence_counts_for_nothing_without_logprobs(
     server: FakeLLMServer, make_settings: MakeSettings
 ) -> None:
     server.set_script([delete_reply(0.85)])  # a reply without logprobs
     with LLMJudge(make_settings()) as judge:
         (decision,) = judge.decide([item()])
-    assert decision.confidence == pytest.approx(0.85)
+    assert decision.action is Action.DELETE and decision.confidence == 0.0
+    assert "stated confidence 0.85 not counted" in decision.reasoning
 
 
 def test_logprobs_off_are_not_asked_for(server: FakeLLMServer, make_settings: MakeSettings) -> None:
@@ -81,8 +82,9 @@ def test_logprobs_off_are_not_asked_for(server: FakeLLMServer, make_settings: Ma
     server.set_script([Reply(content=text, logprobs=logprob_tokens(text, {"DELETE": 0.3}))])
     with LLMJudge(make_settings(logprobs=False)) as judge:
         (decision,) = judge.decide([item()])
-    assert "logprobs" not in server.chat_requests[0]
-    assert decision.confidence == pytest.approx(0.85)
+    body = server.chat_requests[0]
+    assert "logprobs" not in body and "stream" not in body
+    assert decision.confidence == 0.0  # the server sent tokens it was not asked for: unread
 
 
 def test_label_probability_for_each_pair(

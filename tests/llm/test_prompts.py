@@ -9,6 +9,7 @@ import pytest
 from memfold.errors import ConfigError
 from memfold.judge.llm_prompts import differs
 from memfold.judge.prompts import load_prompt, parse_prompt
+from memfold.judge.reply_lines import read_decision_lines
 from memfold.llm.schemas import ClassificationReply, ConsolidationReply
 
 
@@ -18,16 +19,17 @@ def answers(name: str) -> list[dict[str, object]]:
 
 
 def test_every_action_has_a_worked_example_that_validates() -> None:
-    rows = [
-        d for a in answers("consolidation") for d in ConsolidationReply.model_validate(a).decisions
-    ]
+    prompt = load_prompt("consolidation")
+    replies = [read_decision_lines(c) for role, c in prompt.examples if role == "assistant"]
+    rows = [d for r in replies for d in ConsolidationReply.model_validate(r).decisions]
     assert {d.action for d in rows} == {
         "ADD", "KEEP_SEPARATE", "UPDATE", "MERGE", "REPLACE", "DELETE", "SKIP",
     }  # fmt: skip
-    # The reasoning comes first in every example, before the decision.
-    for reply in answers("consolidation"):
-        for raw in reply["decisions"]:  # type: ignore[attr-defined]
-            assert list(raw)[:3] == ["item", "reasoning", "action"]
+    # Every area is taught, and only MERGE and UPDATE write a text.
+    assert {r["area"] for reply in replies for r in reply["decisions"]} == {
+        "main", "fragments", "solutions", "instruments",
+    }  # fmt: skip
+    assert all((d.text is not None) == (d.action in ("MERGE", "UPDATE")) for d in rows)
 
 
 def test_every_label_has_a_worked_example_that_validates() -> None:

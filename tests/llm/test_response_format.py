@@ -38,6 +38,7 @@ class LlamaLikeServer(ThreadingHTTPServer):
         self.refused = refused
         self.bodies: list[dict[str, Any]] = []
         self.plain_500s = 0  # the next N requests get a 500 that names no format
+        self.ignores_stream = False  # answer a streamed request with plain JSON
 
     @property
     def base_url(self) -> str:
@@ -60,12 +61,28 @@ class _Handler(BaseHTTPRequestHandler):
         elif kind in self.server.refused:
             error = {"message": LLAMA_CPP_REFUSAL, "type": "internal_server_error"}
             self._send(500, {"error": error})
+        elif body.get("stream") and not self.server.ignores_stream:
+            self._stream(json.dumps(GOOD))
         else:
             message = {"role": "assistant", "content": json.dumps(GOOD)}
             choice = {"index": 0, "message": message, "finish_reason": "stop"}
             usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
             reply = {"id": "x", "object": "chat.completion", "created": 0, "model": "m"}
             self._send(200, {**reply, "choices": [choice], "usage": usage})
+
+    def _stream(self, content: str) -> None:
+        """Server-sent events as llama-cpp-python streams them: no usage chunk."""
+        head = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+        deltas = [({"role": "assistant"}, None), ({"content": content}, None), ({}, "stop")]
+        events = [
+            {**head, "choices": [{"index": 0, "delta": d, "finish_reason": f}]} for d, f in deltas
+        ]
+        data = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data.encode())
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()
@@ -189,4 +206,20 @@ async def test_json_schema_off_in_the_settings_sends_no_response_format(
     await client.complete("compression", MESSAGES, TextReply)
     assert llama.formats() == ["none"]
     assert client.response_format("compression") == "prompt"
+    await client.aclose()
+
+
+async def test_a_server_that_ignores_stream_is_asked_again_without_it_and_remembered(
+    llama: LlamaLikeServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    llama.ignores_stream = True
+    client = _client(llama)  # logprobs on (the default): a scored call streams
+    result = await client.complete("compression", MESSAGES, TextReply, scored=True)
+    assert result.value.text == "merged"
+    assert [b.get("stream", False) for b in llama.bodies] == [True, True, False]
+    assert client.refused_params("compression") == {"stream"}
+    assert sum("refused stream" in r.message for r in caplog.records) == 1
+    await client.complete("compression", MESSAGES, TextReply, scored=True)
+    assert llama.bodies[-1].get("stream", False) is False
+    assert llama.bodies[-1]["logprobs"] is True  # still asked, unstreamed
     await client.aclose()

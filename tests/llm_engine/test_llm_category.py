@@ -18,7 +18,7 @@ from memfold.model import CategorySource
 from memfold.store.sqlite import SQLiteStore
 from memfold.store.sqlite.schema import MIGRATIONS
 from memfold.testing.fake_llm import FakeLLMServer
-from memfold.testing.fake_replies import user_payload
+from memfold.testing.fake_replies import Reply, confident, logprob_tokens, user_payload
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def _memory(
             "base_url": server.base_url,
             "model": "fake-model",
             "api_key": "k",
-            "utility": {"timeout_s": 2.0, "max_retries": 1, "logprobs": False},
+            "utility": {"timeout_s": 2.0, "max_retries": 1},
             "rules_first_confidence": None,
         }
     )
@@ -49,7 +49,7 @@ def _memory(
 def _reply(action: str, category: object, text: str | None = None) -> Any:
     """A responder deciding every item with ``action`` on candidate 1 and ``category``."""
 
-    def respond(body: dict[str, Any]) -> dict[str, Any]:
+    def respond(body: dict[str, Any]) -> Reply:
         decisions = []
         for item in user_payload(body)["items"]:
             decision: dict[str, Any] = {
@@ -64,7 +64,7 @@ def _reply(action: str, category: object, text: str | None = None) -> Any:
             if category is not None:
                 decision["category"] = category
             decisions.append(decision)
-        return {"decisions": decisions}
+        return confident({"decisions": decisions})
 
     return respond
 
@@ -281,7 +281,7 @@ def test_a_later_save_of_the_batch_keeps_its_decision_after_a_category_restamp(
             "base_url": server.base_url,
             "model": "fake-model",
             "api_key": "k",
-            "utility": {"timeout_s": 2.0, "max_retries": 1, "logprobs": False},
+            "utility": {"timeout_s": 2.0, "max_retries": 1},
             "rules_first_confidence": None,
         }
     )
@@ -299,3 +299,39 @@ def test_a_later_save_of_the_batch_keeps_its_decision_after_a_category_restamp(
             first,
             second,
         }
+
+
+def _importance_reply(action: str, importance: float) -> Any:
+    """Line replies: ``action`` on candidate 1 (none for ADD) with ``importance``."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        lines = []
+        for item in user_payload(body)["items"]:
+            target = "-" if action in ("ADD", "KEEP_SEPARATE") else "1"
+            lines.append(f"{item['item']} {action} {target} semantic main {round(importance * 10)}")
+        text = "\n".join(lines)
+        return Reply(text, logprobs=logprob_tokens(text, {action: 0.95}))
+
+    return respond
+
+
+@pytest.mark.parametrize("action", ["KEEP_SEPARATE", "DELETE"])
+def test_the_judge_may_raise_the_new_memorys_importance_never_lower_it(
+    request: pytest.FixtureRequest,
+    backend: str,
+    server: FakeLLMServer,
+    embedder: LocalEmbedder,
+    action: str,
+) -> None:
+    old, new = "The nightly backup starts at 01:30.", "The nightly backup now starts at 03:00."
+    server.set_script(_importance_reply(action, 0.9))
+    with _memory(request, backend, server, embedder) as mem:
+        first = mem.add(old, user_id="u").memory  # importance 0.5, no judge asked
+        result = mem.add(new, user_id="u")
+        assert result.decision is not None and result.decision.action.value == action
+        kept = mem.get(result.memory.id)
+        assert kept.importance == pytest.approx(0.9)
+        assert kept.stability > first.stability  # a vital fact fades slower
+        server.set_script(_importance_reply(action, 0.1))
+        low = mem.add("The weekly backup starts at 02:00 on Sundays.", user_id="u", importance=0.7)
+        assert mem.get(low.memory.id).importance == pytest.approx(0.7)

@@ -7,6 +7,7 @@ from typing import Any
 
 from memfold.engine.changes import ChangeSet, link
 from memfold.engine.context import Context
+from memfold.engine.ingest import initial_stability
 from memfold.model import (
     Action,
     Candidate,
@@ -63,6 +64,17 @@ def _judged_category(record: MemoryRecord, decision: Decision) -> dict[str, Any]
     ):
         return {}
     return {"category": category, "category_source": CategorySource.JUDGE}
+
+
+def _judged_importance(ctx: Context, record: MemoryRecord, decision: Decision) -> dict[str, Any]:
+    """The importance the judge's reply gives ``record`` (seed 000: the LLM assigns it
+    during consolidation), with the stability that importance earns. It only raises: a
+    judge may mark a fact vital, never lower what the caller gave."""
+    judged = decision.importance
+    if judged is None or judged <= record.importance:
+        return {}
+    stability = max(record.stability, initial_stability(ctx, judged))
+    return {"importance": judged, "stability": stability}
 
 
 def _supersede(record: MemoryRecord, by: str, *, end_validity: bool = False) -> MemoryRecord:
@@ -146,17 +158,21 @@ def plan(
             sources=_union(new.sources, *(t.sources for t in targets)),
             area=decision.area or new.area,
             **_judged_category(new, decision),
+            **_judged_importance(ctx, new, decision),
         )
         change.writes = [keeper, *(_supersede(t, new.id) for t in targets)]
         change.add_links = [link(new.id, t.id, LinkKind.SUPERSEDES) for t in targets]
     elif action is Action.DELETE:
         change.writes = [_supersede(t, new.id, end_validity=True) for t in targets]
-        judged = _judged_category(new, decision)
-        if judged:  # the new memory stays: it takes the judge's category
+        judged = {**_judged_category(new, decision), **_judged_importance(ctx, new, decision)}
+        if judged:  # the new memory stays: it takes the judge's category and importance
             change.writes.append(new.copy(version=new.version + 1, updated_at=now, **judged))
         change.add_links = [link(new.id, t.id, LinkKind.CONTRADICTS) for t in targets]
     elif action in (Action.ADD, Action.KEEP_SEPARATE):
-        moved: dict[str, Any] = _judged_category(new, decision)
+        moved: dict[str, Any] = {
+            **_judged_category(new, decision),
+            **_judged_importance(ctx, new, decision),
+        }
         if decision.area is not None and decision.area != new.area:
             moved["area"] = decision.area
         if moved:

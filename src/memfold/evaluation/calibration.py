@@ -11,8 +11,10 @@ calibration error (ECE) is that gap averaged over decisions.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 
@@ -25,6 +27,8 @@ EXPECTED: dict[str, frozenset[str]] = {
     "contradiction": frozenset({"KEEP_SEPARATE", "ADD"}),
 }
 BINS = 10
+MIN_FIT = 30
+ANCHOR_GRID = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 
 
 def proposal_correct(kind: str, proposed: str) -> bool:
@@ -63,7 +67,36 @@ def reliability(rows: Sequence[JSONDict]) -> JSONDict:
         "correct": sum(ok for _, ok in judged),
         "ece": None if not judged else round(gap / len(judged), 4),
         "bins": bins,
+        "fitted_anchors": fit_anchors(judged),
     }
+
+
+def fit_anchors(judged: Sequence[tuple[float, bool]]) -> list[list[float]] | None:
+    """``llm.<role>.confidence_anchors`` that would make these decisions' confidences
+    calibrated: Platt scaling (a logistic fit of right/wrong on the log-odds of the raw
+    confidence), read at ``ANCHOR_GRID``. None with fewer than ``MIN_FIT`` decisions or
+    when all are right or all wrong (nothing to fit)."""
+    if len(judged) < MIN_FIT or len({ok for _, ok in judged}) < 2:
+        return None
+    raw = np.clip(np.array([c for c, _ in judged], dtype=float), 1e-4, 1 - 1e-4)
+    x = np.log(raw / (1 - raw))
+    y = np.array([1.0 if ok else 0.0 for _, ok in judged])
+    a, b = 1.0, 0.0
+    for _ in range(50):  # Newton steps on the logistic log-likelihood, lightly ridged
+        p = 1 / (1 + np.exp(-(a * x + b)))
+        w = p * (1 - p)
+        grad = np.array([np.sum((p - y) * x) + 1e-3 * a, np.sum(p - y)])
+        hess = np.array(
+            [[np.sum(w * x * x) + 1e-3, np.sum(w * x)], [np.sum(w * x), np.sum(w) + 1e-9]]
+        )
+        step = np.linalg.solve(hess, grad)
+        a, b = a - step[0], b - step[1]
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    a = max(a, 0.0)  # never a map that falls as the probability rises
+    grid = np.array(ANCHOR_GRID)
+    cal = 1 / (1 + np.exp(-(a * np.log(grid / (1 - grid)) + b)))
+    return [[float(r), round(float(c), 3)] for r, c in zip(grid, cal, strict=True)]
 
 
 def reliability_table(table: JSONDict, title: str) -> Table:
@@ -92,6 +125,12 @@ def print_calibration(console: Console, scenarios: JSONDict, label: str) -> None
     if not table or not table.get("decisions"):
         return
     console.print(reliability_table(table, f"Judge confidence on scenarios, {label}"))
+    anchors = table.get("fitted_anchors")
+    if anchors:
+        console.print(
+            "confidence anchors that would calibrate this judge (Platt fit; set with "
+            f"llm.<role>.confidence_anchors): {json.dumps(anchors, separators=(',', ':'))}"
+        )
     median = scenarios.get("median_decision_s")
     console.print(
         f"judged saves: {scenarios.get('judged')}; median seconds per decision "

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from memfold.config import LLMSettings
 from memfold.errors import LLMError
 from memfold.judge.base import PairInput, PairVerdict, SaveItem, TextResult
+from memfold.judge.confidence_map import calibrated
 from memfold.judge.llm_prompts import (
     choice_probabilities,
     confidence,
@@ -30,9 +31,11 @@ from memfold.judge.llm_prompts import (
     render_items,
     render_memories,
     render_pairs,
+    stated_note,
     target_ids,
 )
 from memfold.judge.prompts import Prompt, load_prompt
+from memfold.judge.reply_lines import read_decision_lines
 from memfold.llm.client import LLMClient
 from memfold.llm.loop import LoopThread
 from memfold.llm.schemas import (
@@ -194,10 +197,14 @@ class LLMJudge:
                 masking=session,
                 premasked=True,
                 max_tokens=self._bound("consolidation", len(batch)),
+                read=read_decision_lines if prompt.reply == "lines" else None,
+                scored=True,
             )
             usage = result.usage
             rows = result.value.decisions
-            chances = choice_probabilities(result.logprobs, rows, "action")
+            chances = self._calibrated(
+                "consolidation", choice_probabilities(result.logprobs, rows, "action", result.raw)
+            )
             by_item = number_rows(rows, "item")
             results = []
             for n, item in enumerate(batch, start=1):
@@ -210,6 +217,11 @@ class LLMJudge:
             results = [self._skip(exc, usage) for _ in batch]
         self._stamp(results, usage, prompt)
         return results
+
+    def _calibrated(self, task: str, chances: list[float | None]) -> list[float | None]:
+        """Each action probability read on the role's ``confidence_anchors``."""
+        anchors = self._client.role(task).settings.confidence_anchors
+        return [None if c is None else calibrated(c, anchors) for c in chances]
 
     def _bound(self, task: str, items: int) -> int:
         """Reply tokens for a call judging ``items`` (the client caps it at the role's
@@ -241,8 +253,8 @@ class LLMJudge:
                 area=None if out.area is None else Area(out.area),
                 category=judged_category(out.category),
                 importance=out.importance,
-                confidence=confidence(chance, out.confidence),
-                reasoning=session.unmask(out.reasoning),
+                confidence=confidence(chance),
+                reasoning=session.unmask(out.reasoning) + stated_note(chance, out.confidence),
                 judge=self.name,
             )
         except (ValidationError, LLMError, ValueError) as exc:
@@ -289,10 +301,13 @@ class LLMJudge:
                 masking=session,
                 premasked=True,
                 max_tokens=self._bound("classification", len(batch)),
+                scored=True,
             )
             usage = result.usage
             rows = result.value.verdicts
-            chances = choice_probabilities(result.logprobs, rows, "label")
+            chances = self._calibrated(
+                "classification", choice_probabilities(result.logprobs, rows, "label")
+            )
             by_pair = number_rows(rows, "pair")
             verdicts = []
             for n in range(1, len(batch) + 1):
@@ -315,8 +330,8 @@ class LLMJudge:
             out = VerdictOut.model_validate(raw)
             return PairVerdict(
                 label=PairLabel(out.label),
-                confidence=confidence(chance, out.confidence),
-                reasoning=session.unmask(out.reasoning),
+                confidence=confidence(chance),
+                reasoning=session.unmask(out.reasoning) + stated_note(chance, out.confidence),
             )
         except (ValidationError, LLMError) as exc:
             return PairVerdict(label=None, reasoning=f"invalid verdict for pair {number}: {exc}")

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from memfold.judge.base import PairInput, SaveItem
-from memfold.llm.logprobs import TokenLogprob, value_probabilities
+from memfold.judge.reply_lines import ACTION_SPAN
+from memfold.llm.logprobs import TokenLogprob, span_probability, value_probabilities
 from memfold.llm.schemas import DecisionOut
 from memfold.llm.secrets import MaskSession
 from memfold.model import MemoryRecord
@@ -112,18 +113,31 @@ def target_ids(out: DecisionOut, item: SaveItem) -> list[str]:
 
 
 def choice_probabilities(
-    tokens: tuple[TokenLogprob, ...] | None, rows: Sequence[dict[str, Any]], key: str
+    tokens: tuple[TokenLogprob, ...] | None,
+    rows: Sequence[dict[str, Any]],
+    key: str,
+    reply: str = "",
 ) -> list[float | None]:
     """Per reply row, the probability of the tokens of its ``key`` value (the action or
-    label), or None where the server sent no log-probabilities or they do not line up."""
+    label), or None where the server sent no log-probabilities or they do not line up.
+    Rows read from a line reply say where their action sits in ``reply``."""
     if not tokens:
         return [None] * len(rows)
+    if rows and all(ACTION_SPAN in r for r in rows):
+        return [span_probability(tokens, reply, r[ACTION_SPAN]) for r in rows]
     return value_probabilities(tokens, key, [str(r.get(key, "")) for r in rows])
 
 
-def confidence(probability: float | None, stated: float | None) -> float:
-    """The token probability when there is one, else the model's stated number, else 0
-    (which no confidence gate lets through)."""
-    if probability is not None:
-        return probability
-    return 0.0 if stated is None else stated
+def confidence(probability: float | None) -> float:
+    """The token probability, or 0 where the server sent none: a number the model writes
+    says nothing of how often it is right (every decision 0.85-0.95 whatever its quality,
+    docs/benchmarks.md), so no confidence gate may count it. Such a judge folds only what
+    the guards allow without confidence."""
+    return 0.0 if probability is None else probability
+
+
+def stated_note(probability: float | None, stated: float | None) -> str:
+    """What the log keeps of a stated confidence that was not used (empty otherwise)."""
+    if probability is not None or stated is None:
+        return ""
+    return f" [stated confidence {stated:.2f} not counted: no log-probabilities]"

@@ -15,7 +15,8 @@ from memfold.llm.formats import FormatRefused, refuses_format
 
 # Request parameters a server may refuse, each dropped for that endpoint once refused.
 MAX_TOKENS, MAX_COMPLETION_TOKENS, LOGPROBS = "max_tokens", "max_completion_tokens", "logprobs"
-_REFUSABLE = (LOGPROBS, MAX_TOKENS, MAX_COMPLETION_TOKENS)
+STREAM = "stream"
+_REFUSABLE = (LOGPROBS, STREAM, MAX_TOKENS, MAX_COMPLETION_TOKENS)
 
 
 class ParamRefused(Exception):

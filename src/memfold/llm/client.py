@@ -9,8 +9,10 @@ json_schema`` (llama.cpp's server answers HTTP 500) is asked again at once with
 remembered for that endpoint. Output is bounded by ``max_tokens`` as well as
 ``max_completion_tokens`` (llama.cpp's server reads only the first, OpenAI's reasoning
 models refuse it), and token log-probabilities are asked for where the role wants them
-(``logprobs``); a server that refuses one of these parameters is asked again at once
-without it, and that too is remembered per endpoint. Each failure is a typed ``LLMError``
+(``logprobs``), on a streamed reply (``llm/streaming.py`` says why); a server that refuses
+one of these parameters is asked again at once without it, and that too is remembered
+per endpoint. A prompt that defines its own reply format passes ``read`` instead of
+holding the model to a JSON schema. Each failure is a typed ``LLMError``
 carrying the call's usage (``usage_of(exc)``), so callers can SKIP and still
 log what was spent. An ``LLMClient`` must be used from one event loop.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
@@ -42,6 +44,7 @@ from memfold.llm.call_errors import (
     LOGPROBS,
     MAX_COMPLETION_TOKENS,
     MAX_TOKENS,
+    STREAM,
     ParamRefused,
     classify_failure,
 )
@@ -60,9 +63,10 @@ from memfold.llm.formats import (
 )
 from memfold.llm.limits import RateLimits, check_daily_budget, estimate_tokens
 from memfold.llm.logprobs import TokenLogprob, token_logprobs
-from memfold.llm.parsing import parse_reply
+from memfold.llm.parsing import parse_reply, validate
 from memfold.llm.roles import ResolvedRole, resolve_all, resolve_role
 from memfold.llm.secrets import MaskSession
+from memfold.llm.streaming import gather_stream
 from memfold.llm.usage import CallUsage, InMemoryUsageSink, UsageSink, attach_usage
 
 log = logging.getLogger("memfold.llm")
@@ -161,6 +165,8 @@ class LLMClient:
         masking: MaskSession | None = None,
         premasked: bool = False,
         max_tokens: int | None = None,
+        read: Callable[[str], Any] | None = None,
+        scored: bool = False,
     ) -> LLMResult[T]:
         """Send ``messages`` for ``task``; the reply validated against ``schema``.
 
@@ -170,6 +176,12 @@ class LLMClient:
         ``premasked`` when every text in ``messages`` already went through it (the
         judges mask each memory text; rescanning a batch's whole JSON costs ms).
         ``max_tokens`` bounds the reply below the role's ``max_completion_tokens``.
+        ``read`` is for a prompt that defines its own reply format (the judge's one line
+        per item): it turns the reply text into the value validated against ``schema``
+        (``LLMReplyInvalid`` for a reply it cannot read), and no response_format or
+        JSON schema is sent. ``scored``: the caller reads token log-probabilities from
+        the reply (a decision or a label), so they are asked for where the role allows;
+        a text no one scores is not streamed token by token for nothing.
         """
         if not messages:
             raise ValueError("complete() needs at least one message")
@@ -181,7 +193,7 @@ class LLMClient:
         else:
             masked = [{"role": m["role"], "content": session.mask(m["content"])} for m in messages]
         estimate = sum(estimate_tokens(m["content"]) for m in masked)
-        if self._format_of(role) != JSON_SCHEMA:
+        if read is None and self._format_of(role) != JSON_SCHEMA:
             estimate += estimate_tokens(json_instruction(advertised))
         bound = role.settings.max_completion_tokens
         bound = bound if max_tokens is None else max(1, min(bound, max_tokens))
@@ -193,7 +205,7 @@ class LLMClient:
         except BudgetExhausted as exc:
             raise self._fail(exc, replace(base, outcome=outcomes.BUDGET), started) from None
         completion, attempts = await self._send_in_a_format(
-            role, base, masked, advertised, started, bound
+            role, base, masked, None if read is not None else advertised, started, bound, scored
         )
         used = completion.usage
         usage = replace(
@@ -207,7 +219,9 @@ class LLMClient:
         content = (choice.message.content if choice else None) or ""
         try:
             session.check(content)
-            value = parse_reply(content, schema)
+            value = (
+                parse_reply(content, schema) if read is None else validate(read(content), schema)
+            )
         except SecretLeak as exc:
             raise self._fail(exc, replace(usage, outcome=outcomes.LEAK), started) from None
         except LLMReplyInvalid as exc:
@@ -223,19 +237,22 @@ class LLMClient:
         role: ResolvedRole,
         base: CallUsage,
         messages: list[ChatMessage],
-        schema: type[BaseModel],
+        schema: type[BaseModel] | None,
         started: float,
         bound: int,
+        scored: bool = False,
     ) -> tuple[Any, int]:
         """``_send`` in the endpoint's response format; on a refusal of a format no reply
         has confirmed yet, the next looser one at once (logged once), remembered. A
-        refused parameter is dropped the same way."""
+        refused parameter is dropped the same way. No ``schema``: the messages go as they
+        are, without any response_format (the prompt defines the reply)."""
         endpoint = role.endpoint
-        fmt = self._format_of(role)
+        fmt = self._format_of(role) if schema is not None else PROMPT_ONLY
         while True:
+            sent = messages if schema is None else with_format(messages, schema, fmt)
             try:
                 completion, attempts = await self._send(
-                    role, base, with_format(messages, schema, fmt), schema, started, fmt, bound
+                    role, base, sent, schema, started, fmt, bound, scored
                 )
             except ParamRefused as refused:
                 log.warning(
@@ -259,8 +276,9 @@ class LLMClient:
                 )
                 fmt = self._formats[endpoint] = looser
                 continue
-            self._formats[endpoint] = fmt
-            self._confirmed.add(endpoint)
+            if schema is not None:  # a plain call says nothing of the formats it can do
+                self._formats[endpoint] = fmt
+                self._confirmed.add(endpoint)
             return completion, attempts
 
     def refused_params(self, task: str = "consolidation") -> set[str]:
@@ -277,17 +295,18 @@ class LLMClient:
         role: ResolvedRole,
         base: CallUsage,
         messages: list[ChatMessage],
-        schema: type[BaseModel],
+        schema: type[BaseModel] | None,
         started: float,
         fmt: str = PROMPT_ONLY,
         bound: int | None = None,
+        scored: bool = False,
     ) -> tuple[Any, int]:
         """The HTTP call with retries; every failure mapped to a typed ``LLMError``, or to
         ``FormatRefused`` while ``fmt`` is still untried on this endpoint, or to
         ``ParamRefused`` for a parameter the endpoint refuses."""
         dropped = self._dropped.get(role.endpoint, set())
         sent = {MAX_TOKENS, MAX_COMPLETION_TOKENS} - dropped
-        if role.settings.logprobs and LOGPROBS not in dropped:
+        if scored and role.settings.logprobs and LOGPROBS not in dropped:
             sent.add(LOGPROBS)
         limit = role.settings.max_completion_tokens if bound is None else bound
         kwargs: dict[str, Any] = {
@@ -299,7 +318,12 @@ class LLMClient:
         if LOGPROBS in sent:
             # top_logprobs 1: llama-cpp-python returns no log-probabilities without it.
             kwargs.update(logprobs=True, top_logprobs=1)
-        if fmt != PROMPT_ONLY:
+            if STREAM not in dropped:
+                # Streamed, llama-cpp-python scores only the reply's tokens, not the prompt's
+                # (llm/streaming.py): the log-probabilities then cost ~0.1 s a token, not ~10 s.
+                sent.add(STREAM)
+                kwargs.update(stream=True, stream_options={"include_usage": True})
+        if fmt != PROMPT_ONLY and schema is not None:
             # Sent as extra_body: the SDK would otherwise walk the whole schema through its
             # typed-dict transform on every call (about 2 ms), for a dict that is already JSON.
             kwargs["extra_body"] = {"response_format": response_format_body(schema, fmt)}
@@ -326,6 +350,13 @@ class LLMClient:
                     with attempt:
                         attempts += 1
                         completion = await client.chat.completions.create(**kwargs)
+                        if STREAM in sent:
+                            completion = await gather_stream(
+                                completion,
+                                prompt_estimate=sum(
+                                    estimate_tokens(m["content"]) for m in messages
+                                ),
+                            )
         except (TimeoutError, openai.OpenAIError, ValueError) as err:
             failure = classify_failure(
                 err,

@@ -72,3 +72,20 @@ def value_probabilities(
         )
         out.append(math.exp(total))
     return out
+
+
+def span_probability(
+    tokens: Sequence[TokenLogprob], reply: str, span: tuple[int, int]
+) -> float | None:
+    """P of the tokens that overlap ``span`` (character offsets into ``reply``), or None
+    when the tokens do not spell ``reply`` (their offsets would not line up) or the span
+    is empty."""
+    begin, end = span
+    if begin >= end or "".join(t.token for t in tokens) != reply:
+        return None
+    total, at = 0.0, 0
+    for t in tokens:
+        if at < end and at + len(t.token) > begin:
+            total += t.logprob
+        at += len(t.token)
+    return math.exp(total)

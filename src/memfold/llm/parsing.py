@@ -56,7 +56,12 @@ def parse_reply(text: str, schema: type[T]) -> T:
     A bare list is accepted for a schema with a single list field (models
     often drop the wrapping object: ``[...]`` for ``{"decisions": [...]}``).
     """
-    value = extract_json(text)
+    return validate(extract_json(text), schema)
+
+
+def validate(value: Any, schema: type[T]) -> T:
+    """A reply already read into JSON values -> a ``schema`` instance, or
+    ``LLMReplyInvalid`` saying why (a bare list fills a schema's single list field)."""
     if isinstance(value, list):
         list_fields = [
             name

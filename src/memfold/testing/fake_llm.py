@@ -21,7 +21,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +33,7 @@ try:
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
-    from starlette.responses import JSONResponse, Response
+    from starlette.responses import JSONResponse, Response, StreamingResponse
     from starlette.routing import Route
     from starlette.types import Receive, Scope, Send
     from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -47,6 +47,7 @@ from memfold.testing.fake_replies import (
     ReplyLike,
     Script,
     as_reply,
+    chat_chunks,
     chat_completion,
     count_tokens,
     load_script,
@@ -79,6 +80,16 @@ class _DroppedResponse(Response):
         )
         await send({"type": "http.response.body", "body": b'{"id": "chatcmpl', "more_body": True})
         raise _ConnectionDrop("fault injected: connection dropped")
+
+
+_SSE = "text/event-stream"
+
+
+async def _events(chunks: list[dict[str, Any]]) -> AsyncIterator[str]:
+    """Server-sent events of a streamed reply, closed by ``[DONE]`` as OpenAI closes it."""
+    for chunk in chunks:
+        yield f"data: {json.dumps(chunk)}\n\n"
+    yield "data: [DONE]\n\n"
 
 
 def _error(status: int, message: str, kind: str) -> JSONResponse:
@@ -238,7 +249,11 @@ class FakeLLMServer:
         if reply.fault is Fault.DROP:
             return _DroppedResponse()
         if reply.fault is Fault.MALFORMED:
+            if body.get("stream"):
+                return Response('data: {"id": "chatcmpl-fake", "choices": [\n\n', media_type=_SSE)
             return Response('{"id": "chatcmpl-fake", "choices": [', media_type="application/json")
+        if body.get("stream"):
+            return StreamingResponse(_events(chat_chunks(body, reply)), media_type=_SSE)
         return JSONResponse(chat_completion(body, reply))
 
     async def _sleep(self, seconds: float) -> None:

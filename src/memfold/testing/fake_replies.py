@@ -158,6 +158,37 @@ def chat_completion(body: dict[str, Any], reply: Reply, *, finish_reason: str = 
     }
 
 
+def chat_chunks(body: dict[str, Any], reply: Reply) -> list[dict[str, Any]]:
+    """The same answer as ``chat_completion``, as the ``chat.completion.chunk`` objects of
+    a streamed reply: the role, the content (one chunk per log-probability token when the
+    request asks for them, else one chunk), the finish reason, then the usage when the
+    request's ``stream_options`` ask for it."""
+    whole = chat_completion(body, reply)
+    choice = whole["choices"][0]
+    text = choice["message"]["content"] or ""
+    head = {"id": whole["id"], "object": "chat.completion.chunk", "created": 0}
+    head["model"] = whole["model"]
+
+    def chunk(delta: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, **extra}]}
+
+    out = [chunk({"role": "assistant"})]
+    lp = choice.get("logprobs")
+    if lp is not None:  # token by token, as far as the (maybe truncated) text goes
+        at = 0
+        for t in lp["content"]:
+            if at >= len(text):
+                break
+            out.append(chunk({"content": t["token"]}, logprobs={"content": [t]}))
+            at += len(t["token"])
+    elif text:
+        out.append(chunk({"content": text}))
+    out.append(chunk({}, finish_reason=choice["finish_reason"]))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        out.append({**head, "choices": [], "usage": whole["usage"]})
+    return out
+
+
 def logprob_tokens(text: str, probabilities: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
     """``text`` cut into tokens for ``Reply.logprobs``: each string of ``probabilities``
     one token with log(p) (every occurrence), the rest in word-sized tokens at p = 1."""
@@ -240,3 +271,25 @@ def user_payload(body: dict[str, Any]) -> Any:
             "memories": [{"id": m.group(1), "text": _memory_text(m.group(2))} for m in found if m]
         }
     return json.loads(text)
+
+
+_CHOICE = re.compile(r'"(?:action|label)"\s*:\s*"([^"]*)"')
+
+
+def confident(content: str | dict[str, Any]) -> Reply:
+    """A JSON decisions or verdicts reply whose action (or label) tokens carry the
+    probability each row states as its ``confidence`` (1.0 where it states none): a
+    scripted model whose token probabilities are what it says, for tests that need a
+    confidence the judge counts (a stated number alone counts for nothing)."""
+    text = content if isinstance(content, str) else json.dumps(content)
+    value = json.loads(text)
+    rows = value.get("decisions") or value.get("verdicts") or [] if isinstance(value, dict) else []
+    out: list[tuple[str, float]] = []
+    at = 0
+    for n, match in enumerate(_CHOICE.finditer(text)):
+        stated = rows[n].get("confidence") if n < len(rows) and isinstance(rows[n], dict) else None
+        p = float(stated) if isinstance(stated, int | float) and 0 < stated <= 1 else 1.0
+        out += [(text[at : match.start(1)], 0.0), (match.group(1), math.log(p))]
+        at = match.end(1)
+    out.append((text[at:], 0.0))
+    return Reply(content=text, logprobs=tuple((t, lp) for t, lp in out if t))

@@ -18,6 +18,7 @@ from importlib import resources
 
 from memfold.errors import ConfigError
 
+REPLY_FORMATS = ("json", "lines")
 _TURN = re.compile(r"^=== (user|assistant)\s*$", re.MULTILINE)
 
 
@@ -28,6 +29,9 @@ class Prompt:
     text: str
     # Worked examples: (role, content) chat turns sent after the system prompt.
     examples: tuple[tuple[str, str], ...] = ()
+    # How the model answers: "json" (held to the task's schema) or "lines" (the prompt's
+    # own one-line-per-item format, judge/reply_lines.py), from the ``reply:`` header.
+    reply: str = "json"
 
     @property
     def label(self) -> str:
@@ -45,13 +49,15 @@ class Prompt:
 
 def parse_prompt(name: str, raw: str) -> Prompt:
     header, sep, body = raw.partition("\n---\n")
-    version = None
+    fields: dict[str, str] = {}
     for line in header.splitlines():
         key, _, value = line.partition(":")
-        if key.strip().lower() == "version":
-            version = value.strip()
+        fields[key.strip().lower()] = value.strip()
+    version, reply = fields.get("version"), fields.get("reply", "json")
     if not sep or not version or not body.strip():
         raise ConfigError(f"prompt {name!r} needs a 'version:' header, a '---' line and a body")
+    if reply not in REPLY_FORMATS:
+        raise ConfigError(f"prompt {name!r}: reply must be one of {', '.join(REPLY_FORMATS)}")
     parts = _TURN.split(body)
     system, turns = parts[0], parts[1:]
     examples = tuple(
@@ -60,7 +66,8 @@ def parse_prompt(name: str, raw: str) -> Prompt:
     roles = [role for role, _ in examples]
     if roles != ["user", "assistant"] * (len(roles) // 2) or any(not c for _, c in examples):
         raise ConfigError(f"prompt {name!r}: examples must be non-empty user/assistant pairs")
-    return Prompt(name=name, version=version, text=system.strip() + "\n", examples=examples)
+    text = system.strip() + "\n"
+    return Prompt(name=name, version=version, text=text, examples=examples, reply=reply)
 
 
 @cache
