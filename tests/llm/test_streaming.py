@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 from openai.types.chat import ChatCompletionChunk
@@ -91,8 +92,8 @@ async def test_a_truncated_stream_says_so(
     await client.aclose()
 
 
-def _chunk(content: str | None, logprob: float | None, finish: str | None = None) -> dict:
-    choice: dict = {"index": 0, "delta": {} if content is None else {"content": content}}
+def _chunk(content: str | None, logprob: float | None, finish: str | None = None) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0, "delta": {} if content is None else {"content": content}}
     if logprob is not None and content is not None:
         choice["logprobs"] = {
             "content": [{"token": content, "logprob": logprob, "top_logprobs": []}]
@@ -107,7 +108,7 @@ def _chunk(content: str | None, logprob: float | None, finish: str | None = None
     }
 
 
-async def _chunks(*raw: dict) -> AsyncIterator[ChatCompletionChunk]:
+async def _chunks(*raw: dict[str, Any]) -> AsyncIterator[ChatCompletionChunk]:
     for r in raw:
         yield ChatCompletionChunk.model_validate(r)
 
