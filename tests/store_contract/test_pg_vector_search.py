@@ -17,7 +17,8 @@ from memfold.store.postgres import PostgresStore
 # come first (migration 4 adds expires_at only if it is missing).
 OLD_ROWS_FIT_TODAYS_CODEC = (
     "ALTER TABLE memories ADD COLUMN expires_at TIMESTAMPTZ, "
-    "ADD COLUMN category_source TEXT NOT NULL DEFAULT 'given'"
+    "ADD COLUMN category_source TEXT NOT NULL DEFAULT 'given', "
+    "ADD COLUMN passages BYTEA"
 )
 
 DIM = 16

@@ -191,12 +191,13 @@ def test_migration_2_keeps_rows_and_scopes_keyword_search(
         patched.setattr(connection, "MIGRATIONS", MIGRATIONS[:1])
         patched.setattr(connection, "LATEST_VERSION", 1)
         old = PostgresStore(pg_url)
-        # the rows are written by today's codec: the columns migrations 4 and 7 add come
-        # first (each migration adds its column only if it is missing)
+        # the rows are written by today's codec: the columns migrations 4, 7 and 11 add
+        # come first (each migration adds its column only if it is missing)
         old._db.write("ALTER TABLE memories ADD COLUMN expires_at TIMESTAMPTZ")
         old._db.write(
             "ALTER TABLE memories ADD COLUMN category_source TEXT NOT NULL DEFAULT 'given'"
         )
+        old._db.write("ALTER TABLE memories ADD COLUMN passages BYTEA")
         old.insert_memories([rec("a", "Kim grows tomatoes"), rec("b", "tomatoes", Scope("u9"))])
         assert old.schema_version() == 1
         old.close()

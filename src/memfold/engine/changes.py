@@ -13,6 +13,7 @@ from datetime import UTC
 from typing import cast
 
 from memfold.engine.context import Context
+from memfold.engine.passages import attach_passages
 from memfold.engine.snapshot import state
 from memfold.errors import ConflictError
 from memfold.model import Link, LinkKind, MemoryRecord
@@ -54,6 +55,9 @@ def commit(ctx: Context, change: ChangeSet, *, inside: Callable[[int], None] | N
     (e.g. marking a job done) and gets the new log id.
     """
     store = ctx.store
+    # Long texts new or changed get their passage vectors before the write (a record
+    # read from the store has its own already: nothing to embed).
+    attach_passages(ctx, [*change.creates, *change.writes])
     # Inside a pass's transaction (engine.write_group), a savepoint: this change alone
     # rolls back when it raises.
     with store.atomic() if isinstance(store, Savepoints) else store.transaction():

@@ -11,6 +11,7 @@ import numpy as np
 from memfold.embed.base import check_vector
 from memfold.engine import readings
 from memfold.engine.context import Context
+from memfold.engine.passages import attach_passages
 from memfold.errors import InvalidInput
 from memfold.model import (
     Area,
@@ -91,8 +92,11 @@ def build_records(ctx: Context, items: Sequence[NewMemory]) -> list[MemoryRecord
                 embedding_model=ctx.embedder.model_id,
                 expires_at=expires,
                 status=Status.EXPIRED if expires is not None and expires <= now else Status.ACTIVE,
+                # A caller's own vector: no passages (they would need this embedder).
+                passages_of=None if item.embedding is None else item.text,
             )
         )
+    attach_passages(ctx, records)  # long texts embedded here: their passages, one batch
     return records
 
 

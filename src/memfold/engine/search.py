@@ -292,8 +292,9 @@ def _vector_hits(
     database = database_search(ctx)
     if database is None:
         return ctx.synced_index().search(
-            scope.key(), query, depth, statuses=statuses, areas=areas, min_score=floor, only=only
-        )
+            scope.key(), query, depth, statuses=statuses, areas=areas, min_score=floor, only=only,
+            passages=True,
+        )  # fmt: skip
     cfg = ctx.settings.store
     hits = database.vector_search(
         scope,
@@ -325,10 +326,8 @@ def _add_cosines(
             if vec is not None and vec.shape == query.shape:
                 scores[mid] = float(vec @ query)
         return
-    for mid in missing:
-        vec = ctx.index.vector_of(mid, scope_key)
-        if vec is not None:
-            scores[mid] = float(vec @ query)
+    ids, found = ctx.index.scores_of(scope_key, missing, query)  # passages count, as searched
+    scores.update(zip(ids, (float(x) for x in found), strict=True))
 
 
 @dataclass(slots=True)

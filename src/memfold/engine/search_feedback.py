@@ -64,8 +64,8 @@ def feedback_round(
     if moved is None:
         return None
     listed = [mid for mid, _ in shortlist]
-    ids, matrix = ctx.index.vectors_of(scope_key, list(dict.fromkeys([*listed, *also])))
-    scores = matrix @ moved
+    # Scored as searched: a long memory by the best of its whole vector and passages.
+    ids, scores = ctx.index.scores_of(scope_key, list(dict.fromkeys([*listed, *also])), moved)
     cosines = {mid: float(score) for mid, score in zip(ids, scores, strict=True)}
     ranked = sorted(listed, key=lambda mid: -cosines.get(mid, -2.0))[:depth]  # stable
     return moved, [(mid, cosines[mid]) for mid in ranked if mid in cosines], cosines

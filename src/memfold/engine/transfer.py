@@ -10,6 +10,7 @@ from typing import IO, Any
 
 from memfold.engine.context import Context
 from memfold.engine.erase import erased_among
+from memfold.engine.passages import attach_passages
 from memfold.engine.snapshot import link_snapshot, memory_snapshot
 from memfold.engine.transfer_check import (
     check_export_target,
@@ -22,6 +23,7 @@ from memfold.engine.transfer_check import (
 )
 from memfold.errors import ImportFormatError, InvalidInput
 from memfold.model import Link, MemoryRecord
+from memfold.policy.passages import is_long, passages, plan_of
 
 Progress = Callable[[int], None]
 FORMAT = "memfold-export/1"
@@ -141,6 +143,7 @@ def import_jsonl(
         vectors = ctx.embed([r.text for r in missing])
         for r, vec in zip(missing, vectors, strict=True):
             r.embedding, r.embedding_model = vec, ctx.embedder.model_id
+    attach_passages(ctx, fresh)  # long texts: their passage vectors (never exported)
     with ctx.store.transaction():
         for start in range(0, len(fresh), 1000):
             chunk = fresh[start : start + 1000]
@@ -156,11 +159,13 @@ def import_jsonl(
 def reembed(
     ctx: Context, *, everything: bool = False, batch: int = 256, progress: Progress | None = None
 ) -> int:
-    """Re-embed memories whose vector is missing or from another model (all if ``everything``).
+    """Re-embed memories whose vector is missing or from another model (all if ``everything``),
+    and long ones without passage vectors (saved before passages existed), with theirs.
 
     Not a content change: versions stay, and no log row is written.
     """
     model, dim = ctx.embedder.model_id, ctx.embedder.dim
+    plan = plan_of(ctx.settings.embed)
     stale = [
         r.id
         for r in ctx.store.iter_memories()
@@ -168,14 +173,17 @@ def reembed(
         or r.embedding is None
         or r.embedding_model != model
         or r.embedding.shape[0] != dim
+        or (r.passages is None and is_long(r.text, plan) and bool(passages(r.text, plan)))
     ]
     done = 0
     for start in range(0, len(stale), batch):
         records = list(ctx.store.get_memories(stale[start : start + batch]).values())
         vectors = ctx.embed([r.text for r in records])
+        for r, vec in zip(records, vectors, strict=True):
+            r.embedding, r.embedding_model = vec, model
+        attach_passages(ctx, records, force=True)
         with ctx.store.transaction():
-            for r, vec in zip(records, vectors, strict=True):
-                r.embedding, r.embedding_model = vec, model
+            for r in records:
                 ctx.store.put_memory(r)
         done += len(records)
         if progress:

@@ -38,9 +38,12 @@ class IndexQueries:
         min_score: float | None = None,
         exclude: Iterable[str] = (),
         only: Collection[str] | None = None,
+        passages: bool = False,
     ) -> list[tuple[str, float]]:
         """Top-k (id, cosine) in one scope, best first. ``only``: candidates limited to
-        these ids (a metadata filter's matches), before the top-k cut."""
+        these ids (a metadata filter's matches), before the top-k cut. ``passages``: a
+        long memory scores the best cosine of its whole vector and its passages (a
+        query's search); else its whole vector only (consolidation's comparisons)."""
         if k <= 0:
             return []
         with self._scope(scope_key) as block:
@@ -57,6 +60,8 @@ class IndexQueries:
                 )
             n = block.n
             scores = block.scores(np.asarray(query, dtype=np.float32))
+            if passages:
+                block.passages.best_into(scores, np.asarray(query, dtype=np.float32))
             keep = block.mask(statuses, areas)
             for memory_id in exclude:
                 where = self._where.get(memory_id)
@@ -151,6 +156,32 @@ class IndexQueries:
         row_of = {memory_id: row for row, (_, memory_id) in enumerate(found)}
         kept = [memory_id for memory_id in ids if memory_id in row_of]
         return kept, matrix[[row_of[memory_id] for memory_id in kept]]
+
+    def scores_of(
+        self, scope_key: str, ids: Sequence[str], query: Vector
+    ) -> tuple[list[str], np.ndarray]:
+        """Those of ``ids`` (distinct) whose vector the scope holds, in the order given,
+        and each one's cosine to ``query`` as a search scores it: the best of its whole
+        vector and its passages (one read of the rows, as ``vectors_of``)."""
+        q = np.asarray(query, dtype=np.float32)
+        with self._scope(scope_key) as block:
+            if block is None:
+                return [], np.zeros(0, dtype=np.float32)
+            found: list[tuple[int, str]] = []
+            for memory_id in ids:
+                where = self._where.get(memory_id)
+                if where is not None and where[0] == scope_key and memory_id not in block.foreign:
+                    found.append((where[1], memory_id))
+            found.sort()  # rows() reads positions in ascending order
+            scores = block.rows(np.array([pos for pos, _ in found], dtype=np.int64)) @ q
+            if len(block.passages):
+                for row, (pos, _) in enumerate(found):
+                    rows = block.passages.rows_of(pos)
+                    if rows is not None:
+                        scores[row] = max(float(scores[row]), float(np.max(rows @ q)))
+        row_of = {memory_id: row for row, (_, memory_id) in enumerate(found)}
+        kept = [memory_id for memory_id in ids if memory_id in row_of]
+        return kept, scores[[row_of[memory_id] for memory_id in kept]]
 
     def vector_of(self, memory_id: str, scope_key: str | None = None) -> Vector | None:
         """The memory's vector; None if unknown or not this model's. ``scope_key``: its

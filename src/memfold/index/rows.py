@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from memfold.model import Area, Status, Vector
 
 
@@ -19,3 +21,6 @@ class IndexRow:
     embedding: Vector | None
     embedding_model: str | None
     deleted: bool = False
+    # A long memory's passage vectors (rows of the embedding's dimension), searched
+    # beside its whole-text vector; None: none.
+    passages: np.ndarray | None = None

@@ -50,6 +50,7 @@ class ScopeBlock:
         self.capacity = 0
         self.foreign: set[str] = set()  # ids whose vector is another model's (or none)
         self.dirty: set[int] | None = None  # rows written while a merge copies them
+        self.passages = Passages(dim)  # long memories' passage vectors, by position
 
     @property
     def n(self) -> int:
@@ -59,7 +60,7 @@ class ScopeBlock:
     def nbytes(self) -> int:
         """What this scope's rows cost in memory. Capacity not yet used is left out: its
         pages (zeroed on demand by the OS) take no memory until rows are written."""
-        return self.n * (self.dim * 4 + 2 + ROW_OVERHEAD)
+        return self.n * (self.dim * 4 + 2 + ROW_OVERHEAD) + self.passages.nbytes
 
     # writing -----------------------------------------------------------------
     def reserve(self, extra: int) -> None:
@@ -125,6 +126,7 @@ class ScopeBlock:
     def kill(self, pos: int) -> None:
         chunk, i = self.locate(pos)
         chunk.status[i] = DEAD
+        self.passages.drop(pos)
         if self.dirty is not None:
             self.dirty.add(pos)
 
@@ -259,3 +261,83 @@ class ScopeBlock:
         chunk, i = self.locate(pos)
         vec: Vector = chunk.matrix[i].copy()
         return vec
+
+
+class Passages:
+    """The passage vectors of a scope's long memories (policy/passages.py), each set
+    tied to its memory's position: rows appended to one matrix (grown by doubling), a
+    replaced or dropped set's rows marked dead and the matrix compacted when half of
+    it is dead. A search scores a memory by the best of its whole vector and its
+    passages (``best_into``); consolidation reads whole vectors only."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._owner = np.zeros(0, dtype=np.int64)  # position of each row; -1: dead
+        self._n = 0
+        self._spans: dict[int, tuple[int, int]] = {}  # position -> its rows [start, end)
+        self._dead = 0
+
+    def __len__(self) -> int:
+        """Memories with passages."""
+        return len(self._spans)
+
+    @property
+    def nbytes(self) -> int:
+        return self._n * (self.dim * 4 + 8)
+
+    def put(self, pos: int, matrix: np.ndarray | None) -> None:
+        """Replace the passages of the memory at ``pos`` (None: it has none)."""
+        self.drop(pos)
+        if matrix is None or matrix.shape[0] == 0:
+            return
+        rows = matrix.shape[0]
+        if self._n + rows > self._matrix.shape[0]:
+            self._grow(self._n + rows)
+        self._matrix[self._n : self._n + rows] = matrix
+        self._owner[self._n : self._n + rows] = pos
+        self._spans[pos] = (self._n, self._n + rows)
+        self._n += rows
+
+    def drop(self, pos: int) -> None:
+        span = self._spans.pop(pos, None)
+        if span is None:
+            return
+        self._owner[span[0] : span[1]] = -1
+        self._dead += span[1] - span[0]
+        if self._dead * 2 > self._n:
+            self._compact()
+
+    def rows_of(self, pos: int) -> np.ndarray | None:
+        span = self._spans.get(pos)
+        return None if span is None else self._matrix[span[0] : span[1]]
+
+    def best_into(self, scores: np.ndarray, query: np.ndarray) -> None:
+        """Raise each position's entry of ``scores`` to its best passage's cosine."""
+        if not self._spans:
+            return
+        owner = self._owner[: self._n]
+        live = owner >= 0
+        found = self._matrix[: self._n] @ query
+        np.maximum.at(scores, owner[live], found[live])
+
+    def _grow(self, need: int) -> None:
+        capacity = max(need, 2 * self._matrix.shape[0], 64)
+        matrix = np.zeros((capacity, self.dim), dtype=np.float32)
+        owner = np.full(capacity, -1, dtype=np.int64)
+        matrix[: self._n] = self._matrix[: self._n]
+        owner[: self._n] = self._owner[: self._n]
+        self._matrix, self._owner = matrix, owner
+
+    def _compact(self) -> None:
+        spans = sorted(self._spans.items(), key=lambda kv: kv[1][0])
+        size = sum(end - start for _, (start, end) in spans)
+        matrix = np.zeros((max(size, 64), self.dim), dtype=np.float32)
+        owner = np.full(matrix.shape[0], -1, dtype=np.int64)
+        at = 0
+        for pos, (start, end) in spans:
+            matrix[at : at + end - start] = self._matrix[start:end]
+            owner[at : at + end - start] = pos
+            self._spans[pos] = (at, at + end - start)
+            at += end - start
+        self._matrix, self._owner, self._n, self._dead = matrix, owner, at, 0

@@ -42,6 +42,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Protocol
 
+import numpy as np
+
 from memfold.index.merge import ChunkMerger
 from memfold.index.queries import IndexQueries
 from memfold.index.rows import IndexRow
@@ -197,9 +199,16 @@ class VectorIndex(IndexQueries, ChunkMerger):
         if self._scorable(row):
             block.foreign.discard(row.id)
             block.set_row(pos, row.embedding, row.status, row.area)
+            block.passages.put(pos, self._passages(row))
         else:
             block.foreign.add(row.id)
             block.set_row(pos, None, row.status, row.area)
+            block.passages.drop(pos)
+
+    def _passages(self, row: IndexRow) -> np.ndarray | None:
+        """The row's passage vectors when they fit this index (its dimension)."""
+        p = row.passages
+        return p if p is not None and p.ndim == 2 and p.shape[1] == self.dim else None
 
     # loading and dropping scopes --------------------------------------------------
     @contextmanager
@@ -268,6 +277,9 @@ class VectorIndex(IndexQueries, ChunkMerger):
                 [row.area for row in fit],
             )
             block.foreign.update(block.ids[start + i] for i, ok in enumerate(scorable) if not ok)
+            for i, (row, ok) in enumerate(zip(fit, scorable, strict=True)):
+                if ok and row.passages is not None:
+                    block.passages.put(start + i, self._passages(row))
         for row in rows[len(fit) :]:
             self._fill(block, block.append(row.id), row)
 

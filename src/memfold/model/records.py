@@ -186,6 +186,13 @@ class MemoryRecord:
     expires_at: datetime | None = None
     # Rows from before the column existed read as "given": see CategorySource.
     category_source: CategorySource = CategorySource.GIVEN
+    # A long text's passage vectors, one row each (policy/passages.py), beside the
+    # whole-text ``embedding``; None: none (a short text, or not computed). Search only:
+    # consolidation compares whole-text vectors. ``passages_of``: the text they were
+    # computed for (a store writes them only while it is still ``text``, so a text
+    # changed without them never keeps the old text's passages); None: not computed.
+    passages: np.ndarray | None = field(default=None, repr=False)
+    passages_of: str | None = field(default=None, repr=False)
 
     def copy(self, **changes: Any) -> MemoryRecord:
         return replace(self, **changes)

@@ -28,9 +28,12 @@ MEMORY_COLUMNS = (
     "id, user_id, agent_id, session_id, scope_key, text, area, category, importance, "
     "stability, access_count, last_access_at, created_at, updated_at, valid_from, valid_to, "
     "status, tier, superseded_by, consolidated_from, sources, metadata, content_hash, "
-    "embedding, embedding_model, embedding_dim, version, expires_at, category_source"
+    "embedding, embedding_model, embedding_dim, version, expires_at, category_source, "
+    "passages"
 )
-MEMORY_COLUMNS_NO_VEC = MEMORY_COLUMNS.replace("embedding, ", "NULL, ", 1)
+MEMORY_COLUMNS_NO_VEC = MEMORY_COLUMNS.replace("embedding, ", "NULL, ", 1).replace(
+    ", passages", ", NULL", 1
+)
 
 
 def vec_to_blob(vec: Vector | None) -> bytes | None:
@@ -39,6 +42,26 @@ def vec_to_blob(vec: Vector | None) -> bytes | None:
 
 def blob_to_vec(blob: bytes | None) -> Vector | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float32).copy()
+
+
+def passages_to_blob(r: MemoryRecord) -> bytes | None:
+    """A record's passage vectors as one float32 blob (rows of its embedding's
+    dimension), only while they are its text's (``passages_of``) and as wide as its
+    embedding: else NULL, never another text's passages."""
+    p = r.passages
+    if p is None or r.embedding is None or r.passages_of != r.text:
+        return None
+    if p.ndim != 2 or p.shape[0] == 0 or p.shape[1] != r.embedding.shape[0]:
+        return None
+    return np.ascontiguousarray(p, dtype=np.float32).tobytes()
+
+
+def blob_to_passages(blob: bytes | None, dim: int | None) -> np.ndarray | None:
+    """The passage matrix of a row (None: none, or no dimension to shape it by)."""
+    if blob is None or not dim:
+        return None
+    flat = np.frombuffer(blob, dtype=np.float32)
+    return None if flat.size % dim else flat.reshape(-1, dim).copy()
 
 
 def _t(value: Any) -> str | None:
@@ -76,6 +99,7 @@ def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
         r.version,
         _t(r.expires_at),
         r.category_source.value,
+        passages_to_blob(r),
     )
 
 
@@ -149,6 +173,9 @@ def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
         version=row[26],
         expires_at=_time(row[27]),
         category_source=_member(_CATEGORY_SOURCES, CategorySource, row[28]),
+        passages=blob_to_passages(row[29], row[25]),
+        # Read with its vectors: the row's passages (or none) are its text's.
+        passages_of=row[5] if row[23] is not None else None,
     )
 
 

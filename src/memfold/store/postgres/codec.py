@@ -20,9 +20,18 @@ from memfold.model import (
     Tier,
     parse_time,
 )
-from memfold.store.codec import JOB_COLUMNS, LOG_COLUMNS, MEMORY_COLUMNS, row_to_job
+from memfold.store.codec import (
+    JOB_COLUMNS,
+    LOG_COLUMNS,
+    MEMORY_COLUMNS,
+    blob_to_passages,
+    passages_to_blob,
+    row_to_job,
+)
 
-MEMORY_COLUMNS_NO_VEC = MEMORY_COLUMNS.replace("embedding, ", "NULL::vector, ", 1)
+MEMORY_COLUMNS_NO_VEC = MEMORY_COLUMNS.replace("embedding, ", "NULL::vector, ", 1).replace(
+    ", passages", ", NULL::bytea", 1
+)
 MEMORY_FIELDS = [c.strip() for c in MEMORY_COLUMNS.split(",")]
 _EPOCH = parse_time("1970-01-01T00:00:00+00:00")
 
@@ -72,6 +81,7 @@ def memory_params(r: MemoryRecord) -> tuple[Any, ...]:
         r.version,
         r.expires_at,
         r.category_source.value,
+        passages_to_blob(r),
     )
 
 
@@ -102,6 +112,8 @@ def row_to_memory(row: tuple[Any, ...]) -> MemoryRecord:
         version=row[26],
         expires_at=parse_time(row[27]),
         category_source=CategorySource(row[28]),
+        passages=blob_to_passages(None if row[29] is None else bytes(row[29]), row[25]),
+        passages_of=row[5] if row[23] is not None else None,
     )
 
 

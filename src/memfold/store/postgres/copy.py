@@ -38,7 +38,7 @@ _TABLES: dict[str, tuple[list[str], dict[str, str], str | None]] = {
             "created_at", "updated_at", "valid_from", "valid_to", "status", "tier",
             "superseded_by", "consolidated_from", "sources", "metadata", "content_hash",
             "embedding", "embedding_model", "embedding_dim", "version", "seq",
-            "expires_at", "category_source",
+            "expires_at", "category_source", "passages",
         ],
         {
             "last_access_at": _T, "created_at": _T, "updated_at": _T, "valid_from": _T,

@@ -338,6 +338,13 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        11,
+        # A long memory's passage vectors (as SQLite's 18): float32 rows in one bytea.
+        """
+        ALTER TABLE memories ADD COLUMN IF NOT EXISTS passages BYTEA;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -14,11 +14,14 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from memfold.errors import ConflictError, NotFound
 from memfold.index.bm25 import ScopeStatsCache, Stemmer
 from memfold.model import Area, JSONDict, MemoryRecord, Scope, Status
 from memfold.policy.filters import Filter
 from memfold.store.base import IndexRow
+from memfold.store.codec import blob_to_passages
 from memfold.store.postgres.codec import (
     MEMORY_COLUMNS,
     MEMORY_COLUMNS_NO_VEC,
@@ -42,6 +45,14 @@ from memfold.store.sql.readings import ReadingTables
 from memfold.store.sql.review import ReviewTables
 from memfold.store.sql.transcripts import TranscriptTables
 from memfold.store.sql.usage import UsageTables
+
+
+def _passages(blob: Any, vec: np.ndarray | None) -> np.ndarray | None:
+    """A feed row's passage matrix (None when it has none, or no vector to size it)."""
+    if blob is None or vec is None:
+        return None
+    return blob_to_passages(bytes(blob), int(vec.shape[0]))
+
 
 _FEED_BATCH = 2048  # change-feed rows read per query
 _INSERT = (
@@ -333,16 +344,17 @@ class PostgresStore(
         last = seq
         while True:
             rows = self._q(
-                "SELECT seq, id, scope_key, status, area, embedding, embedding_model, false "
-                "FROM memories WHERE seq > %(s)s UNION ALL "
-                "SELECT seq, id, '', 'archived', 'main', NULL::vector, NULL, true "
+                "SELECT seq, id, scope_key, status, area, embedding, embedding_model, false, "
+                "passages FROM memories WHERE seq > %(s)s UNION ALL "
+                "SELECT seq, id, '', 'archived', 'main', NULL::vector, NULL, true, NULL::bytea "
                 "FROM tombstones WHERE seq > %(s)s ORDER BY 1 LIMIT %(n)s",
                 {"s": last, "n": _FEED_BATCH},
             )
             for r in rows:
                 yield IndexRow(
-                    int(r[0]), r[1], r[2], Status(r[3]), Area(r[4]), r[5], r[6], deleted=r[7]
-                )
+                    int(r[0]), r[1], r[2], Status(r[3]), Area(r[4]), r[5], r[6], deleted=r[7],
+                    passages=_passages(r[8], r[5]),
+                )  # fmt: skip
             if len(rows) < _FEED_BATCH:
                 return
             last = int(rows[-1][0])
@@ -361,12 +373,16 @@ class PostgresStore(
         last = 0
         while True:
             rows = self._q(
-                "SELECT rowid, seq, id, scope_key, status, area, embedding, embedding_model "
-                "FROM memories WHERE scope_key = %s AND rowid > %s ORDER BY rowid LIMIT %s",
+                "SELECT rowid, seq, id, scope_key, status, area, embedding, embedding_model, "
+                "passages FROM memories WHERE scope_key = %s AND rowid > %s "
+                "ORDER BY rowid LIMIT %s",
                 (scope_key, last, _FEED_BATCH),
             )
             for r in rows:
-                yield IndexRow(int(r[1]), r[2], r[3], Status(r[4]), Area(r[5]), r[6], r[7])
+                yield IndexRow(
+                    int(r[1]), r[2], r[3], Status(r[4]), Area(r[5]), r[6], r[7],
+                    passages=_passages(r[8], r[6]),
+                )  # fmt: skip
             if len(rows) < _FEED_BATCH:
                 return
             last = int(rows[-1][0])

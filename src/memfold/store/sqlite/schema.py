@@ -467,6 +467,16 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        18,
+        # A long memory's passage vectors (policy/passages.py): float32 rows of its
+        # embedding's dimension in one blob, NULL for a short text. Rows written before
+        # have none (search scores them by their whole vector, as before) until they
+        # are written again or re-embedded (memfold reembed).
+        """
+        ALTER TABLE memories ADD COLUMN passages BLOB;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -26,6 +26,7 @@ from memfold.store.base import IndexRow
 from memfold.store.codec import (
     MEMORY_COLUMNS,
     MEMORY_COLUMNS_NO_VEC,
+    blob_to_passages,
     blob_to_vec,
     memory_params,
     row_to_memory,
@@ -47,6 +48,11 @@ from memfold.store.sqlite.keyword_stats import ScopedBm25Mixin
 from memfold.store.sqlite.lifecycle import LifecycleScanMixin
 from memfold.store.sqlite.log import LogTablesMixin
 from memfold.store.sqlite.scopes import ScopeQueriesMixin
+
+
+def _passages(blob: bytes | None, vec: np.ndarray | None) -> np.ndarray | None:
+    """A feed row's passage matrix (None when it has none, or no vector to size it)."""
+    return None if blob is None or vec is None else blob_to_passages(blob, int(vec.shape[0]))
 
 
 def _placeholders(n: int) -> str:
@@ -383,9 +389,9 @@ class SQLiteStore(
         Tombstones come in change order with the rows: a memory deleted and written again
         (an undo undone) ends live."""
         cursor = self._db.get().execute(
-            "SELECT seq, id, scope_key, status, area, embedding, embedding_model, 0 "
+            "SELECT seq, id, scope_key, status, area, embedding, embedding_model, 0, passages "
             "FROM memories WHERE seq > ? "
-            "UNION ALL SELECT seq, id, '', NULL, NULL, NULL, NULL, 1 FROM tombstones "
+            "UNION ALL SELECT seq, id, '', NULL, NULL, NULL, NULL, 1, NULL FROM tombstones "
             "WHERE seq > ? ORDER BY 1",
             (seq, seq),
         )
@@ -396,7 +402,10 @@ class SQLiteStore(
                         yield IndexRow(r[0], r[1], "", Status.ARCHIVED, Area.MAIN, None, None, True)
                         continue
                     vec = blob_to_vec(r[5])
-                    yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6])
+                    yield IndexRow(
+                        r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6],
+                        passages=_passages(r[8], vec),
+                    )  # fmt: skip
         finally:
             cursor.close()  # left early: its read snapshot ends here, not at a later write
 
@@ -413,7 +422,7 @@ class SQLiteStore(
 
     def _scope_rows(self, scope_key: str) -> Iterator[IndexRow]:
         cursor = self._db.get().execute(
-            "SELECT seq, id, scope_key, status, area, embedding, embedding_model "
+            "SELECT seq, id, scope_key, status, area, embedding, embedding_model, passages "
             "FROM memories WHERE scope_key = ?",
             (scope_key,),
         )
@@ -421,7 +430,10 @@ class SQLiteStore(
             while rows := cursor.fetchmany(2048):
                 for r in rows:  # read-only views of the blobs: the index copies them
                     vec = None if r[5] is None else np.frombuffer(r[5], dtype=np.float32)
-                    yield IndexRow(r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6])
+                    yield IndexRow(
+                        r[0], r[1], r[2], Status(r[3]), Area(r[4]), vec, r[6],
+                        passages=_passages(r[7], vec),
+                    )  # fmt: skip
         finally:
             cursor.close()  # left early: its read snapshot ends here, not at a later write
 
