@@ -13,7 +13,7 @@ import pytest
 from openai.types.chat import ChatCompletionChunk
 
 from memfold.config import LLMSettings
-from memfold.errors import LLMReplyInvalid
+from memfold.errors import LLMReplyInvalid, LLMUnavailable
 from memfold.llm.client import LLMClient
 from memfold.llm.schemas import TextReply
 from memfold.llm.streaming import gather_stream
@@ -122,3 +122,17 @@ async def test_without_a_usage_chunk_the_reply_tokens_are_counted() -> None:
     assert (got.usage.prompt_tokens, got.usage.completion_tokens) == (40, 2)
     assert choice.logprobs is not None and choice.logprobs.content is not None
     assert [t.logprob for t in choice.logprobs.content] == [-0.1, -0.5]
+
+
+async def test_a_stream_cut_before_its_finish_is_retried_then_fails_as_unavailable(
+    server: FakeLLMServer, make_settings: MakeSettings
+) -> None:
+    server.set_script([TEXT])
+    server.fail_next(Fault.CUT)
+    client = LLMClient(make_settings())
+    result = await client.complete("compression", MESSAGES, TextReply, scored=True)
+    assert result.value.text == "Sam lives in Berlin" and result.usage.attempts == 2
+    server.fail_next(Fault.CUT, times=3)
+    with pytest.raises(LLMUnavailable, match="cut the streamed reply"):
+        await client.complete("compression", MESSAGES, TextReply, scored=True)
+    await client.aclose()

@@ -19,6 +19,12 @@ STREAM = "stream"
 _REFUSABLE = (LOGPROBS, STREAM, MAX_TOKENS, MAX_COMPLETION_TOKENS)
 
 
+class StreamCut(Exception):
+    """A streamed reply that ended before its finish reason: llama-cpp-python's server
+    cuts a stream when another request arrives (``interrupt_requests``, on by default).
+    Retried like a dropped connection."""
+
+
 class ParamRefused(Exception):
     """The server refused a request parameter it was sent (it names it in its 4xx)."""
 
@@ -52,7 +58,8 @@ def refused_param(err: openai.APIStatusError, sent: set[str]) -> str | None:
 def retryable(exc: BaseException) -> bool:
     """429, 5xx and connection errors may pass on a retry; other 4xx will not."""
     return isinstance(
-        exc, openai.RateLimitError | openai.InternalServerError | openai.APIConnectionError
+        exc,
+        openai.RateLimitError | openai.InternalServerError | openai.APIConnectionError | StreamCut,
     )
 
 
@@ -68,6 +75,11 @@ def classify_failure(
     """The typed failure of one call. Raises ``FormatRefused`` (a format still being
     probed on this endpoint) or ``ParamRefused`` (a parameter it refuses) instead, since
     those are asked again at once; anything unknown is raised unchanged."""
+    if isinstance(err, StreamCut):
+        return CallFailure(
+            LLMUnavailable(f"{endpoint} cut the streamed reply {attempts} time(s): {err}"),
+            outcomes.UNAVAILABLE,
+        )
     if isinstance(err, TimeoutError):
         return CallFailure(
             LLMTimeout(f"{endpoint} did not answer within {timeout_s:g} s ({attempts} attempt(s))"),

@@ -46,6 +46,7 @@ from memfold.llm.call_errors import (
     MAX_TOKENS,
     STREAM,
     ParamRefused,
+    StreamCut,
     classify_failure,
 )
 from memfold.llm.call_errors import retryable as retryable_error
@@ -357,7 +358,7 @@ class LLMClient:
                                     estimate_tokens(m["content"]) for m in messages
                                 ),
                             )
-        except (TimeoutError, openai.OpenAIError, ValueError) as err:
+        except (TimeoutError, openai.OpenAIError, ValueError, StreamCut) as err:
             failure = classify_failure(
                 err,
                 endpoint=role.endpoint,

@@ -10,7 +10,8 @@ a plain call returns: the content, the finish reason, each token with its
 log-probability, and the usage (counted from the chunks when the server sends none, as
 llama-cpp-python does). A server that answers a streamed request with no events at all
 (a plain JSON body: it ignores ``stream``) is treated as refusing the parameter, so the
-client asks again at once without it and remembers that for the endpoint.
+client asks again at once without it and remembers that for the endpoint. A stream
+that ends without a finish reason was cut (``StreamCut``) and is retried.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from openai.types.chat.chat_completion import Choice, ChoiceLogprobs
 from openai.types.chat.chat_completion_message import ChatCompletionMessage
 from openai.types.completion_usage import CompletionUsage
 
-from memfold.llm.call_errors import STREAM, ParamRefused
+from memfold.llm.call_errors import STREAM, ParamRefused, StreamCut
 
 
 async def gather_stream(
@@ -54,6 +55,8 @@ async def gather_stream(
                 finish = choice.finish_reason
     if events == 0:
         raise ParamRefused(STREAM, 200, "the server answered a streamed request with no events")
+    if finish is None:
+        raise StreamCut(f"the stream ended after {chunk_count} content chunk(s), unfinished")
     if usage is None:
         generated = len(tokens) or chunk_count
         usage = CompletionUsage(

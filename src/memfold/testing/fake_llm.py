@@ -368,7 +368,7 @@ def run_from_script_file(
     - a string: the reply content, sent as is;
     - an object with ``"content"`` and/or ``"fault"``: ``content`` is a string
       or any JSON value (sent JSON-encoded); ``fault`` is one of ``delay``,
-      ``429``, ``500``, ``drop``, ``malformed``, ``truncated``,
+      ``429``, ``500``, ``drop``, ``malformed``, ``truncated``, ``cut``,
       ``wrong_schema``; optional ``delay_s`` (seconds before answering) and
       ``usage`` (``{"prompt_tokens": n, "completion_tokens": m}``, else
       counted at 4 characters a token);

@@ -30,6 +30,10 @@ class Fault(StrEnum):
     MALFORMED = "malformed"  # HTTP 200 whose body is not JSON
     TRUNCATED = "truncated"  # content cut in half, ``finish_reason: "length"``
     WRONG_SCHEMA = "wrong_schema"  # valid JSON content with unrelated fields
+    # A streamed reply stopped after its first content chunk, with no finish reason, as
+    # llama-cpp-python's server cuts a stream when another request comes in (a request
+    # that does not stream is answered whole).
+    CUT = "cut"
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +187,8 @@ def chat_chunks(body: dict[str, Any], reply: Reply) -> list[dict[str, Any]]:
             at += len(t["token"])
     elif text:
         out.append(chunk({"content": text}))
+    if reply.fault is Fault.CUT:
+        return out[:2]
     out.append(chunk({}, finish_reason=choice["finish_reason"]))
     if (body.get("stream_options") or {}).get("include_usage"):
         out.append({**head, "choices": [], "usage": whole["usage"]})
