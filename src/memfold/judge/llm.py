@@ -3,9 +3,11 @@
 One call per batch (up to ``batch_size`` new memories, or ``classify_batch``
 pairs) keeps LLM calls few. Texts are masked before they leave and unmasked
 in what comes back. Prompts, worked examples and the way memories are listed live in
-``judge/prompts`` and ``judge/llm_prompts``. A decision's confidence is the probability
-of its action tokens where the server returns log-probabilities, else the model's own
-number. Nothing raises out of the judge: any failure becomes a
+``judge/prompts`` and ``judge/llm_prompts``; a line reply is read by
+``judge/reply_lines``. A decision's confidence is the probability of its action tokens
+where the server returns log-probabilities (read on the role's ``confidence_anchors``),
+else 0: the number a model writes is kept in the reasoning, never counted. Nothing
+raises out of the judge: any failure becomes a
 SKIP (or a verdict/text of None) carrying the reason, ``transient`` when a
 later retry may succeed. Tokens of a batched call are split evenly across
 its results (remainder on the first), so per-row log tokens sum to the call.
