@@ -16,8 +16,11 @@ Each mem0 runs in its own venv under ``.bench-venvs/`` (made on first use) and i
 process (benchmarks/mem0_quality_child.py), spoken to in JSON lines. Every scenario gets a
 scope of its own: its ``existing`` memories are stored verbatim with no LLM (memfold
 ``add_many(consolidate=False)``, mem0 ``add(infer=False)``), then its ``new`` memory goes
-through each system's own ``add``. The systems take turns scenario by scenario, so a
-drift in the LLM server's load touches them alike.
+through each system's own ``add``. By default each system runs all its scenarios in a row
+(``--order system``): a llama.cpp server keeps the last prompt's prefix cached, so a system
+pays its long fixed instructions once, as it would serving one user (mem0 2.x's extraction
+prompt is ~8k tokens, minutes a call on 2 cores when evicted). ``--order scenario`` has the
+systems take turns scenario by scenario, so a drift in the server's load touches them alike.
 
 One loopback proxy serves all four (``Proxy``): ``/v1/chat/completions`` is forwarded to
 ``--llm-url`` (or answered by ``respond`` with ``--llm-url fake``), ``/v1/embeddings`` is
@@ -104,6 +107,7 @@ ABOUT = {
 CHILD = Path(__file__).with_name("mem0_quality_child.py")
 DEFAULT_LLM_URL = "http://127.0.0.1:18080/v1"
 DEFAULT_LLM_MODEL = "qwen2.5-coder-1.5b"
+ORDERS = ("system", "scenario")
 DEFAULT_LIMIT = 8  # two scenarios of each kind: a real 1.5B model on 2 cores is slow
 SEARCH_K = 5
 
@@ -636,6 +640,13 @@ class Mem0System:
 # --- the run -----------------------------------------------------------------------------
 
 
+def run_order(systems: Sequence[str], count: int, order: str) -> list[tuple[str, int]]:
+    """(system, scenario number) pairs in the order they run: system-major or scenario-major."""
+    if order == "system":
+        return [(name, number) for name in systems for number in range(count)]
+    return [(name, number) for number in range(count) for name in systems]
+
+
 def run_one(
     system: MemfoldSystem | Mem0System, proxy: Proxy, scenario: Scenario, scope: str
 ) -> dict[str, Any]:
@@ -720,6 +731,13 @@ def main() -> None:
     )
     p.add_argument("--llm-model", default=DEFAULT_LLM_MODEL)
     p.add_argument("--systems", default=",".join(SYSTEMS), help=f"a subset of {','.join(SYSTEMS)}")
+    p.add_argument(
+        "--order",
+        choices=ORDERS,
+        default="system",
+        help="system: each system runs all its scenarios in a row (the server keeps its prompt "
+        "prefix cached, as for a user); scenario: systems take turns scenario by scenario",
+    )
     args = p.parse_args()
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = [s for s in systems if s not in SYSTEMS]
@@ -778,11 +796,10 @@ def main() -> None:
                 )
                 opened[name] = MemfoldSystem(env, name)
             task = bar.add_task("scenarios x systems", total=len(scenarios) * len(systems))
-            for number, scenario in enumerate(scenarios):
-                for name in systems:
-                    row = run_one(opened[name], proxy, scenario, f"scenario-{number}")
-                    rows[name].append(row)
-                    bar.advance(task)
+            for name, number in run_order(systems, len(scenarios), args.order):
+                row = run_one(opened[name], proxy, scenarios[number], f"scenario-{number}")
+                rows[name].append(row)
+                bar.advance(task)
                 out["rows"] = rows
                 _checkpoint(args.out, out)
         finally:

@@ -15,6 +15,7 @@ from bench_mem0_quality import (  # noqa: E402
     FinalState,
     Stored,
     _mem0_1_update,
+    run_order,
     score,
     stratified,
     summarize,
@@ -192,3 +193,8 @@ def test_fake_mem0_1_update_step() -> None:
     events = _mem0_1_update(prompt)["memory"]
     assert events[0]["event"] == "UPDATE" and events[0]["id"] == "0"
     assert events[1]["event"] == "ADD"
+
+
+def test_run_order_system_major_or_scenario_major() -> None:
+    assert run_order(["a", "b"], 2, "system") == [("a", 0), ("a", 1), ("b", 0), ("b", 1)]
+    assert run_order(["a", "b"], 2, "scenario") == [("a", 0), ("b", 0), ("a", 1), ("b", 1)]
