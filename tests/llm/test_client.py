@@ -241,6 +241,23 @@ async def test_unreachable_endpoint_is_unavailable_and_logged_once(
     await client.aclose()
 
 
+async def test_a_probe_left_unanswered_says_how_long_it_waited(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # a server that accepts connections and never answers (a busy single-threaded one)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+        role = RoleSettings(timeout_s=5, max_retries=0, probe_timeout_s=0.3)
+        client = LLMClient(LLMSettings(base_url=url, model="m", utility=role))
+        with caplog.at_level(logging.WARNING, logger="memfold.llm"):
+            assert await client.available() is False
+        await client.aclose()
+    (warning,) = [r.getMessage() for r in caplog.records if r.name == "memfold.llm"]
+    assert warning.endswith("unreachable: no answer to GET /models within 0.3 s")
+
+
 async def test_available_on_a_live_server(
     server: FakeLLMServer, make_settings: MakeSettings
 ) -> None:

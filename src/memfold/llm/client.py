@@ -418,7 +418,9 @@ class LLMClient:
                 self._mark_down(role, f"{role.endpoint} refused the API key ({err.status_code})")
                 return False
         except (openai.APIConnectionError, TimeoutError) as err:
-            self._mark_down(role, f"{role.endpoint} unreachable: {err or 'timeout'}")
+            # a TimeoutError's text is empty: say what happened instead
+            why = str(err) or f"no answer to GET /models within {role.probe_timeout_s:g} s"
+            self._mark_down(role, f"{role.endpoint} unreachable: {why}")
             return False
         self._mark_up(role)
         return True
