@@ -36,7 +36,7 @@ from typing import Any
 
 from bench_common import machine, parser, table, write_json
 from eval_extraction import _messages
-from memfold import Memory
+from memfold import AddResult, Memory
 from memfold.embed.local import LocalEmbedder
 from memfold.evaluation.conversations import LocomoConversation, load_locomo
 from memfold.evaluation.metrics import evidence_recall, mean
@@ -86,7 +86,7 @@ def _recall(
     return rows
 
 
-def action_of(added: Any) -> str:
+def action_of(added: AddResult) -> str:
     """The action a saved extract's consolidation applied (``NOTHING_SIMILAR``: stored
     without a decision, no memory was near enough to compare)."""
     decision = added.decision
