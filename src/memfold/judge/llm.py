@@ -37,9 +37,11 @@ from memfold.judge.llm_prompts import (
     target_ids,
 )
 from memfold.judge.prompts import Prompt, load_prompt
-from memfold.judge.reply_lines import read_decision_lines
+from memfold.judge.reply_lines import ACTION_SPAN, read_decision_lines
 from memfold.llm.client import LLMClient
+from memfold.llm.formats import ChatMessage
 from memfold.llm.loop import LoopThread
+from memfold.llm.prefix_score import value_probability
 from memfold.llm.schemas import (
     CategoryName,
     ClassificationEnvelope,
@@ -190,23 +192,31 @@ class LLMJudge:
         session = MaskSession()
         results: list[Decision]
         usage: CallUsage | None
+        messages = prompt.messages(render_items(batch, session))
+        lines = prompt.reply == "lines"
         try:
             result = await self._client.complete(
                 "consolidation",
-                prompt.messages(render_items(batch, session)),
+                messages,
                 ConsolidationEnvelope,
                 send_schema=ConsolidationReply,
                 masking=session,
                 premasked=True,
                 max_tokens=self._bound("consolidation", len(batch)),
-                read=read_decision_lines if prompt.reply == "lines" else None,
+                read=read_decision_lines if lines else None,
                 scored=True,
+                prefix_scored=lines,  # a line says where its action sits
             )
             usage = result.usage
             rows = result.value.decisions
-            chances = self._calibrated(
-                "consolidation", choice_probabilities(result.logprobs, rows, "action", result.raw)
-            )
+            found = choice_probabilities(result.logprobs, rows, "action", result.raw)
+            if (
+                lines
+                and result.logprobs is None
+                and self._client.scores_by_completion("consolidation")
+            ):
+                found = await self._scored_by_completion(messages, rows, result.raw)
+            chances = self._calibrated("consolidation", found)
             by_item = number_rows(rows, "item")
             results = []
             for n, item in enumerate(batch, start=1):
@@ -219,6 +229,22 @@ class LLMJudge:
             results = [self._skip(exc, usage) for _ in batch]
         self._stamp(results, usage, prompt)
         return results
+
+    async def _scored_by_completion(
+        self, messages: Sequence[ChatMessage], rows: Sequence[dict[str, Any]], reply: str
+    ) -> list[float | None]:
+        """Each line's action probability from one completion token after the reply up
+        to that action (llm/prefix_score.py); None for a row read from JSON."""
+        out: list[float | None] = []
+        for row in rows:
+            span = row.get(ACTION_SPAN)
+            if span is None:
+                out.append(None)
+                continue
+            start = int(span[0])
+            scored = await self._client.prefix_logprob("consolidation", messages, reply[:start])
+            out.append(value_probability(scored, reply, start))
+        return out
 
     def _calibrated(self, task: str, chances: list[float | None]) -> list[float | None]:
         """Each action probability read on the role's ``confidence_anchors``."""

@@ -2,7 +2,8 @@
 
 No small local model judges memories sensibly, so the LLM path is tested
 against this server instead: the real client, real HTTP, answers from a
-script. It serves ``/v1/chat/completions`` (scripted), ``/v1/embeddings``
+script. It serves ``/v1/chat/completions`` (scripted), ``/v1/completions`` (one
+scored token, ``next_token``), ``/v1/embeddings``
 (memfold's offline ``LocalEmbedder``, loaded on first use) and
 ``/v1/models``; records every request body; injects faults on demand; and
 adds up its own time per request (``total_server_seconds``) so benchmarks
@@ -49,6 +50,7 @@ from memfold.testing.fake_replies import (
     as_reply,
     chat_chunks,
     chat_completion,
+    completion_chunks,
     count_tokens,
     load_script,
 )
@@ -126,6 +128,8 @@ class FakeLLMServer:
         # Request keys answered with HTTP 400 naming them, as a server that lacks them
         # does (an OpenAI reasoning model and max_tokens; a server without logprobs).
         self.refuse_params = tuple(refuse_params)
+        # What /v1/completions answers: one token and its probability (None: HTTP 404).
+        self.next_token: tuple[str, float] | None = None
         self.port = port
         self.models = list(models)
         self.cycle = cycle
@@ -220,6 +224,8 @@ class FakeLLMServer:
             path = request.url.path
             if path.endswith("/chat/completions"):
                 return await self._chat(request)
+            if path.endswith("/completions"):
+                return await self._completion(request)
             if path.endswith("/embeddings"):
                 return await self._embeddings(request)
             await self._record(request)
@@ -255,6 +261,15 @@ class FakeLLMServer:
         if body.get("stream"):
             return StreamingResponse(_events(chat_chunks(body, reply)), media_type=_SSE)
         return JSONResponse(chat_completion(body, reply))
+
+    async def _completion(self, request: Request) -> Response:
+        """One scored token (``next_token``) on /v1/completions; 404 when none is set, as
+        a server without the endpoint answers."""
+        body = await self._record(request)
+        if self.next_token is None or not isinstance(body, dict):
+            return _error(404, "no /v1/completions on this server", "not_found_error")
+        chunks = completion_chunks(body, *self.next_token)
+        return StreamingResponse(_events(chunks), media_type=_SSE)
 
     async def _sleep(self, seconds: float) -> None:
         """Sleep in small steps so stopping the server never waits for a delay fault."""
@@ -300,6 +315,7 @@ class FakeLLMServer:
                 Route(p, self._timed, methods=methods)
                 for p in (
                     "/v1/chat/completions",
+                    "/v1/completions",
                     "/v1/embeddings",
                     "/v1/models",
                     "/chat/completions",

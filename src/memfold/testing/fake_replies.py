@@ -299,3 +299,22 @@ def confident(content: str | dict[str, Any]) -> Reply:
         at = match.end(1)
     out.append((text[at:], 0.0))
     return Reply(content=text, logprobs=tuple((t, lp) for t, lp in out if t))
+
+
+def completion_chunks(
+    body: Mapping[str, Any], token: str, probability: float
+) -> list[dict[str, Any]]:
+    """A streamed ``/v1/completions`` reply of one token scored at ``probability``, in
+    OpenAI's legacy ``logprobs`` shape (what llama-cpp-python streams)."""
+    head = {"id": "cmpl-fake", "object": "text_completion", "created": 0}
+    head["model"] = str(body.get("model", "fake-model"))
+    logprob = math.log(probability)
+    scored = {
+        "tokens": [token],
+        "token_logprobs": [logprob],
+        "top_logprobs": [{token: logprob}],
+        "text_offset": [0],
+    }
+    first = {"index": 0, "text": token, "logprobs": scored, "finish_reason": None}
+    last = {"index": 0, "text": "", "logprobs": None, "finish_reason": "length"}
+    return [{**head, "choices": [first]}, {**head, "choices": [last]}]

@@ -1,0 +1,64 @@
+"""The probability of the token after a reply prefix, from one ``/v1/completions`` token.
+
+A chat reply read without log-probabilities can still be scored: the chat rendered in
+the model's own template, followed by the reply up to a value (an action word), is the
+prompt the server just evaluated, so a completion request of ``max_tokens`` 1 costs
+only the prefix's new tokens and one scored token. llama-cpp-python builds a streamed
+token's log-probabilities in Python over the whole vocabulary (~0.15 s a token on 2
+cores), so scoring one token instead of a 17-token line cuts a decision from ~4.3 s to
+~1.1 s with the same probability (docs/benchmarks.md, "What does work"). The template
+must be the model's: no OpenAI-compatible API exposes it, so it is a setting
+(``llm.<role>.logprob_template``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from memfold.llm.logprobs import TokenLogprob
+
+TEMPLATES = ("chatml",)
+# remembered per endpoint among the refused parameters when /v1/completions is refused
+COMPLETIONS = "completions"
+
+
+def render_chatml(messages: Sequence[dict[str, str]], reply_prefix: str) -> str:
+    """The chat in ChatML with the assistant's turn opened and ``reply_prefix`` written;
+    its trailing spaces are left off, so the next token is the value's own (`` DELETE``)."""
+    turns = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+    return f"{turns}<|im_start|>assistant\n{reply_prefix.rstrip(' ')}"
+
+
+def render(template: str, messages: Sequence[dict[str, str]], reply_prefix: str) -> str:
+    if template == "chatml":
+        return render_chatml(messages, reply_prefix)
+    raise ValueError(f"unknown chat template {template!r}; known: {', '.join(TEMPLATES)}")
+
+
+def first_token(chunks: Sequence[Any]) -> TokenLogprob | None:
+    """The first scored token of a streamed completion (OpenAI's legacy ``logprobs``
+    shape: ``tokens`` and ``token_logprobs``), or None when none came back."""
+    for chunk in chunks:
+        for choice in getattr(chunk, "choices", None) or []:
+            found = getattr(choice, "logprobs", None)
+            tokens = getattr(found, "tokens", None) or []
+            values = getattr(found, "token_logprobs", None) or []
+            if tokens and values and isinstance(values[0], int | float):
+                value = float(values[0])
+                if math.isnan(value) or value > 0:
+                    return None
+                return TokenLogprob(str(tokens[0]), value)
+    return None
+
+
+def value_probability(scored: TokenLogprob | None, reply: str, start: int) -> float | None:
+    """P of the value that starts at ``start`` in ``reply``, read from its first token;
+    None when the scored token is not how that value begins (another word)."""
+    if scored is None:
+        return None
+    word = scored.token.strip()
+    if not word or not reply[start:].startswith(word):
+        return None
+    return math.exp(scored.logprob)
