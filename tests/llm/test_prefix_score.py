@@ -118,3 +118,18 @@ def test_review_labels_are_still_scored_on_a_streamed_reply(
     (chat,) = server.chat_requests
     assert chat["logprobs"] is True and chat["stream"] is True
     assert _completions(server) == []
+
+
+def test_the_scoring_request_counts_against_the_rate_limit(
+    server: FakeLLMServer, make_settings: MakeSettings
+) -> None:
+    settings = make_settings(logprob_template="chatml", requests_per_minute=1)
+    judge = LLMJudge(settings, batch_size=8, classify_batch=8)
+    try:
+        server.set_script([LINE])
+        server.next_token = (" REPLACE", 0.83)
+        (decision,) = judge.decide(_items())
+    finally:
+        judge.close()
+    assert decision.action is Action.REPLACE and decision.confidence == 0.0
+    assert _completions(server) == []  # the minute's one request went to the line

@@ -409,6 +409,7 @@ class LLMClient:
         started = time.perf_counter()
         usage = CallUsage(task=task, role=role.name, model=role.model, completion_tokens=1)
         try:
+            await self._limits.take(role, 1)  # one request; its prompt is the cached chat's
             async with asyncio.timeout(role.settings.timeout_s):
                 stream = await self._openai(role).completions.create(
                     model=role.model,
@@ -429,7 +430,7 @@ class LLMClient:
                     err.status_code,
                 )
             return None
-        except (openai.OpenAIError, TimeoutError):
+        except (openai.OpenAIError, TimeoutError, BudgetExhausted):
             return None
         elapsed = (time.perf_counter() - started) * 1000
         usage = replace(usage, prompt_tokens=estimate_tokens(prompt), latency_ms=elapsed)
