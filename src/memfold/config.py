@@ -204,11 +204,16 @@ class RoleSettings(Section):
     # confidence gate. Asked on a streamed reply (llm/streaming.py), they cost ~0.1 s a
     # reply token on llama-cpp-python (2 cores) and little on OpenAI or vLLM.
     logprobs: bool = True
-    # The model's chat template ("chatml": Qwen and many fine-tunes), to read the action's
-    # probability from one /v1/completions token after a plain reply instead of streaming
-    # the reply's log-probabilities (llm/prefix_score.py): the same number at about a
-    # quarter of the time on llama-cpp-python. None: streamed, any model.
-    logprob_template: Literal["chatml"] | None = None
+    # The model's chat template, to read the action's probability from one
+    # /v1/completions token after a plain reply instead of streaming the reply's
+    # log-probabilities (llm/prefix_score.py): the same number at under half the time on
+    # llama-cpp-python. "auto" tries each known template; a named one is the only one
+    # tried. Either way a template is used only after its probability agreed with the
+    # streamed one on the endpoint's first `template_checks` actions, within
+    # `template_tolerance` (llm/template_check.py). "off": always streamed.
+    logprob_template: Literal["auto", "chatml", "llama3", "gemma", "off"] = "auto"
+    template_checks: int = Field(3, ge=1)
+    template_tolerance: float = Field(0.005, gt=0.0, lt=1.0)
     # (raw, calibrated) points mapping the action probability to how often such a
     # decision is right (judge/confidence_map.py); empty: the raw probability.
     confidence_anchors: list[tuple[float, float]] = Field(default_factory=list)

@@ -26,6 +26,7 @@ from memfold.config import LLMSettings
 from memfold.errors import LLMError
 from memfold.judge.base import PairInput, PairVerdict, SaveItem, TextResult
 from memfold.judge.confidence_map import calibrated
+from memfold.judge.line_scoring import check_template, score_lines
 from memfold.judge.llm_prompts import (
     choice_probabilities,
     confidence,
@@ -37,11 +38,9 @@ from memfold.judge.llm_prompts import (
     target_ids,
 )
 from memfold.judge.prompts import Prompt, load_prompt
-from memfold.judge.reply_lines import ACTION_SPAN, read_decision_lines
+from memfold.judge.reply_lines import read_decision_lines
 from memfold.llm.client import LLMClient
-from memfold.llm.formats import ChatMessage
 from memfold.llm.loop import LoopThread
-from memfold.llm.prefix_score import value_probability
 from memfold.llm.schemas import (
     CategoryName,
     ClassificationEnvelope,
@@ -210,12 +209,11 @@ class LLMJudge:
             usage = result.usage
             rows = result.value.decisions
             found = choice_probabilities(result.logprobs, rows, "action", result.raw)
-            if (
-                lines
-                and result.logprobs is None
-                and self._client.scores_by_completion("consolidation")
-            ):
-                found = await self._scored_by_completion(messages, rows, result.raw)
+            if lines and result.logprobs is None:
+                if self._client.scores_by_completion("consolidation"):
+                    found = await score_lines(self._client, messages, rows, result.raw)
+            elif lines and self._client.template_under_check("consolidation"):
+                await check_template(self._client, messages, rows, result.raw, result.logprobs)
             chances = self._calibrated("consolidation", found)
             by_item = number_rows(rows, "item")
             results = []
@@ -229,22 +227,6 @@ class LLMJudge:
             results = [self._skip(exc, usage) for _ in batch]
         self._stamp(results, usage, prompt)
         return results
-
-    async def _scored_by_completion(
-        self, messages: Sequence[ChatMessage], rows: Sequence[dict[str, Any]], reply: str
-    ) -> list[float | None]:
-        """Each line's action probability from one completion token after the reply up
-        to that action (llm/prefix_score.py); None for a row read from JSON."""
-        out: list[float | None] = []
-        for row in rows:
-            span = row.get(ACTION_SPAN)
-            if span is None:
-                out.append(None)
-                continue
-            start = int(span[0])
-            scored = await self._client.prefix_logprob("consolidation", messages, reply[:start])
-            out.append(value_probability(scored, reply, start))
-        return out
 
     def _calibrated(self, task: str, chances: list[float | None]) -> list[float | None]:
         """Each action probability read on the role's ``confidence_anchors``."""

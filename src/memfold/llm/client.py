@@ -50,6 +50,7 @@ from memfold.llm.call_errors import (
     classify_failure,
 )
 from memfold.llm.call_errors import retryable as retryable_error
+from memfold.llm.completion_scoring import CompletionScorer
 from memfold.llm.endpoints import EndpointKnowledge
 from memfold.llm.formats import (
     FORMATS,
@@ -65,7 +66,6 @@ from memfold.llm.formats import (
 from memfold.llm.limits import RateLimits, check_daily_budget, estimate_tokens
 from memfold.llm.logprobs import TokenLogprob, token_logprobs
 from memfold.llm.parsing import parse_reply, validate
-from memfold.llm.prefix_score import COMPLETIONS, first_token, render
 from memfold.llm.roles import ResolvedRole, resolve_all, resolve_role
 from memfold.llm.secrets import MaskSession
 from memfold.llm.streaming import gather_stream
@@ -115,6 +115,9 @@ class LLMClient:
         self._formats = self._knowledge.formats
         self._confirmed = self._knowledge.confirmed
         self._dropped = self._knowledge.dropped
+        self._scorer = CompletionScorer(
+            self._knowledge, self._limits, self._openai, lambda usage: self._record(usage, None)
+        )
 
     def response_format(self, task: str = "consolidation") -> str:
         """The way ``task``'s endpoint is held to the schema now: ``json_schema``,
@@ -186,7 +189,8 @@ class LLMClient:
         the reply (a decision or a label), so they are asked for where the role allows;
         a text no one scores is not streamed token by token for nothing.
         ``prefix_scored``: the caller can score the reply itself with ``prefix_logprob``;
-        where the role allows that (``logprob_template``), the reply comes plain.
+        where the role allows that (a ``logprob_template`` that passed its checks), the
+        reply comes plain.
         """
         if not messages:
             raise ValueError("complete() needs at least one message")
@@ -209,7 +213,7 @@ class LLMClient:
             await self._limits.take(role, estimate + bound)
         except BudgetExhausted as exc:
             raise self._fail(exc, replace(base, outcome=outcomes.BUDGET), started) from None
-        streamed = scored and not (prefix_scored and self._by_completion(role))
+        streamed = scored and not (prefix_scored and self._scorer.ready(role))
         completion, attempts = await self._send_in_a_format(
             role, base, masked, None if read is not None else advertised, started, bound, streamed
         )
@@ -385,57 +389,36 @@ class LLMClient:
         attach_usage(exc, usage)
         return exc
 
-    def _by_completion(self, role: ResolvedRole) -> bool:
-        settings = role.settings
-        dropped = self._dropped.get(role.endpoint, set())
-        return bool(settings.logprobs and settings.logprob_template) and COMPLETIONS not in dropped
-
     def scores_by_completion(self, task: str) -> bool:
         """Whether ``task``'s scored replies come plain, to be scored by ``prefix_logprob``
-        (``llm.<role>.logprob_template`` set, and the endpoint has not refused it)."""
-        return self._by_completion(self.role(task))
+        (a ``llm.<role>.logprob_template`` passed its checks on the endpoint, and the
+        endpoint has not refused /v1/completions)."""
+        return self._scorer.ready(self.role(task))
+
+    def template_under_check(self, task: str) -> str | None:
+        """The chat template being checked for ``task``'s endpoint (its scored replies
+        are streamed meanwhile), or None."""
+        return self._scorer.under_check(self.role(task))
+
+    async def check_template(
+        self,
+        task: str,
+        messages: Sequence[ChatMessage],
+        reply_prefix: str,
+        streamed: TokenLogprob,
+    ) -> None:
+        """Hold one completion token after ``reply_prefix``, in the template under check,
+        against ``streamed``, that position's token in the streamed reply
+        (llm/template_check.py)."""
+        await self._scorer.check(self.role(task), task, messages, reply_prefix, streamed)
 
     async def prefix_logprob(
         self, task: str, messages: Sequence[ChatMessage], reply_prefix: str
     ) -> TokenLogprob | None:
-        """The next token after ``reply_prefix`` and its log-probability, from one streamed
-        ``/v1/completions`` token on the chat in the role's template (llm/prefix_score.py).
-        ``messages`` as sent (already masked). None on any failure: the decision then has
-        no probability, which no confidence gate passes; an endpoint that refuses the
-        request is not asked again (scored replies are streamed again instead)."""
-        role = self.role(task)
-        template = role.settings.logprob_template or ""
-        prompt = render(template, [dict(m) for m in messages], reply_prefix)
-        started = time.perf_counter()
-        usage = CallUsage(task=task, role=role.name, model=role.model, completion_tokens=1)
-        try:
-            await self._limits.take(role, 1)  # one request; its prompt is the cached chat's
-            async with asyncio.timeout(role.settings.timeout_s):
-                stream = await self._openai(role).completions.create(
-                    model=role.model,
-                    prompt=prompt,
-                    max_tokens=1,
-                    temperature=role.settings.temperature,
-                    logprobs=1,
-                    stream=True,
-                )
-                chunks = [chunk async for chunk in stream]
-        except openai.APIStatusError as err:
-            if err.status_code in (400, 404, 405, 422, 501):
-                self._dropped.setdefault(role.endpoint, set()).add(COMPLETIONS)
-                log.warning(
-                    "%s refused a one-token completion (HTTP %s); scored replies are streamed "
-                    "with log-probabilities instead",
-                    role.endpoint,
-                    err.status_code,
-                )
-            return None
-        except (openai.OpenAIError, TimeoutError, BudgetExhausted):
-            return None
-        elapsed = (time.perf_counter() - started) * 1000
-        usage = replace(usage, prompt_tokens=estimate_tokens(prompt), latency_ms=elapsed)
-        self._record(usage, None)
-        return first_token(chunks)
+        """The next token after ``reply_prefix`` and its log-probability, from one
+        completion token in the adopted template (llm/completion_scoring.py); None when
+        none is adopted or the request fails."""
+        return await self._scorer.score(self.role(task), task, messages, reply_prefix)
 
     def _record(self, usage: CallUsage, error: str | None) -> None:
         try:

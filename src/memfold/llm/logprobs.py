@@ -89,3 +89,19 @@ def span_probability(
             total += t.logprob
         at += len(t.token)
     return math.exp(total)
+
+
+def token_at(tokens: Sequence[TokenLogprob], reply: str, start: int) -> TokenLogprob | None:
+    """The token that begins the value at ``start`` in ``reply`` (with the space before
+    it, as a tokenizer joins them), or None when the tokens do not spell ``reply`` or the
+    token covering ``start`` also holds text before the value (``": DELETE"``)."""
+    if "".join(t.token for t in tokens) != reply:
+        return None
+    at = 0
+    for t in tokens:
+        end = at + len(t.token)
+        if at <= start < end:
+            lead = reply[at:start]
+            return t if not lead.strip() and t.token.strip() else None
+        at = end
+    return None

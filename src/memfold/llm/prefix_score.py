@@ -7,8 +7,13 @@ only the prefix's new tokens and one scored token. llama-cpp-python builds a str
 token's log-probabilities in Python over the whole vocabulary (~0.15 s a token on 2
 cores), so scoring one token instead of a 17-token line cuts a decision from ~4.3 s to
 ~1.1 s with the same probability (docs/benchmarks.md, "What does work"). The template
-must be the model's: no OpenAI-compatible API exposes it, so it is a setting
-(``llm.<role>.logprob_template``).
+must be the model's, and no OpenAI-compatible API exposes it: the client checks a
+template against the streamed reply's own log-probabilities before it relies on it
+(llm/template_check.py), so a wrong one costs speed, never a wrong confidence.
+``llm.<role>.logprob_template`` names the one to check, or ``"auto"`` for each in turn.
+
+The renderings leave out the begin-of-text token: a server adds it when it tokenizes a
+completion prompt, as it does for a chat.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from typing import Any
 
 from memfold.llm.logprobs import TokenLogprob
 
-TEMPLATES = ("chatml",)
+# tried in this order by "auto": ChatML first (Qwen and many fine-tunes)
+TEMPLATES = ("chatml", "llama3", "gemma")
 # remembered per endpoint among the refused parameters when /v1/completions is refused
 COMPLETIONS = "completions"
 
@@ -31,10 +37,42 @@ def render_chatml(messages: Sequence[dict[str, str]], reply_prefix: str) -> str:
     return f"{turns}<|im_start|>assistant\n{reply_prefix.rstrip(' ')}"
 
 
+def render_llama3(messages: Sequence[dict[str, str]], reply_prefix: str) -> str:
+    """Llama 3's header turns, the assistant's opened and ``reply_prefix`` written."""
+    turns = "".join(
+        f"<|start_header_id|>{m['role']}<|end_header_id|>\n\n{m['content']}<|eot_id|>"
+        for m in messages
+    )
+    return f"{turns}<|start_header_id|>assistant<|end_header_id|>\n\n{reply_prefix.rstrip(' ')}"
+
+
+def render_gemma(messages: Sequence[dict[str, str]], reply_prefix: str) -> str:
+    """Gemma's turns (``user`` and ``model``; no system turn, so a system message opens
+    the first user turn), the model's opened and ``reply_prefix`` written."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    turns: list[str] = []
+    for m in messages:
+        if m["role"] == "system":
+            continue
+        content = m["content"]
+        if system and not turns:
+            content = f"{system}\n\n{content}"
+        speaker = "model" if m["role"] == "assistant" else "user"
+        turns.append(f"<start_of_turn>{speaker}\n{content}<end_of_turn>\n")
+    return f"{''.join(turns)}<start_of_turn>model\n{reply_prefix.rstrip(' ')}"
+
+
+_RENDERERS = {"chatml": render_chatml, "llama3": render_llama3, "gemma": render_gemma}
+
+
 def render(template: str, messages: Sequence[dict[str, str]], reply_prefix: str) -> str:
-    if template == "chatml":
-        return render_chatml(messages, reply_prefix)
-    raise ValueError(f"unknown chat template {template!r}; known: {', '.join(TEMPLATES)}")
+    try:
+        renderer = _RENDERERS[template]
+    except KeyError:
+        raise ValueError(
+            f"unknown chat template {template!r}; known: {', '.join(TEMPLATES)}"
+        ) from None
+    return renderer(messages, reply_prefix)
 
 
 def first_token(chunks: Sequence[Any]) -> TokenLogprob | None:
