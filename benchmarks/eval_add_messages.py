@@ -17,7 +17,8 @@ Reported: what consolidation did with the extracts (the decisions of their saves
 added, folded into another memory by MERGE / REPLACE / UPDATE, superseding one by
 DELETE, skipped), the active memories left per message, evidence recall@10 (hybrid,
 as ``memfold eval --suite turns``) over the questions whose evidence lies in the
-sessions given, and LLM calls, tokens and seconds per message (the store's usage).
+sessions given, and LLM calls, tokens and seconds per message (the store's usage; the
+one-token requests that score a decision's action are counted apart, by task).
 An extract may cite several messages, so recall over 10 extracted memories can cover
 more messages than 10 raw turns do; "its first 10 messages" scores the first 10
 distinct messages the hits cite, in hit order, the raw turns' budget.
@@ -41,6 +42,7 @@ from memfold.embed.local import LocalEmbedder
 from memfold.evaluation.conversations import LocomoConversation, load_locomo
 from memfold.evaluation.metrics import evidence_recall, mean
 from memfold.evaluation.run_locomo import CATEGORIES, CATEGORY_NAMES
+from memfold.llm.usage import is_scoring
 from memfold.policy.messages import Message
 
 K = 10
@@ -145,7 +147,8 @@ def main() -> None:
                 cited += sum(len(m.sources) for m in kept)
                 for row in mem.usage():
                     by_task[str(row.get("task"))] += int(row.get("calls", 0))
-                    calls += int(row.get("calls", 0))
+                    if not is_scoring(str(row.get("task"))):  # one-token scoring apart
+                        calls += int(row.get("calls", 0))
                     prompt_tokens += int(row.get("prompt_tokens", 0))
                     completion_tokens += int(row.get("completion_tokens", 0))
                 raw_rows += _recall(raw, conv, raw_dia, asked)

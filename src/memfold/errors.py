@@ -99,6 +99,11 @@ class LLMReplyInvalid(LLMError):
     transient = False
 
 
+class LLMReplyTruncated(LLMReplyInvalid):
+    """The reply stopped at ``max_completion_tokens`` before it could be read: a caller
+    may ask again for less (extraction halves its batch)."""
+
+
 class SecretLeak(LLMReplyInvalid):
     """The reply carried a secret placeholder that was never sent."""
 

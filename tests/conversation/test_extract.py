@@ -251,9 +251,8 @@ def test_messages_go_in_batches_and_sources_map_across_them(
         Reply(fault=Fault.MALFORMED),
         Reply(content="this is not JSON at all"),
         Reply(fault=Fault.WRONG_SCHEMA),
-        Reply(fault=Fault.TRUNCATED, content=REPLY),
     ],
-    ids=["http-500", "timeout", "malformed-body", "not-json", "wrong-schema", "truncated"],
+    ids=["http-500", "timeout", "malformed-body", "not-json", "wrong-schema"],
 )
 def test_a_failing_llm_gives_no_extracts_and_a_warning(
     quick_mem: Memory, server: FakeLLMServer, caplog: pytest.LogCaptureFixture, failure: Reply
@@ -264,6 +263,33 @@ def test_a_failing_llm_gives_no_extracts_and_a_warning(
         found = extract(quick_mem.ctx, judge, _stored(), SCOPE)
     assert found == []
     assert "failed, no memories extracted" in caplog.text
+
+
+def test_a_reply_cut_at_the_token_bound_is_asked_again_in_halves(
+    mem: Memory, server: FakeLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    first_half = {"memories": [REPLY["memories"][0]]}  # message 1 of messages 1-2
+    second_half = {"memories": [{**REPLY["memories"][3], "sources": [1]}]}  # 3 of 3-5
+    server.set_script([Reply(fault=Fault.TRUNCATED, content=REPLY), first_half, second_half])
+    with caplog.at_level(logging.WARNING), _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, _stored(), SCOPE)
+    assert [(e.text, e.sources) for e in found] == [
+        ("User works as a nurse at St. Mary's in Leeds", ("m0",)),
+        ("The libssl error on import was fixed by installing libssl-dev", ("m2",)),
+    ]
+    bodies = [r["messages"][-1]["content"] for r in server.chat_requests]
+    assert [b.count("\n") for b in bodies] == [5, 2, 3]  # "Messages:" and 5, 2, 3 lines
+    assert "asking again for 2 and 3" in caplog.text
+
+
+def test_a_cut_reply_for_one_message_gives_no_extracts(
+    mem: Memory, server: FakeLLMServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.set_script([Reply(fault=Fault.TRUNCATED, content=REPLY)])
+    with caplog.at_level(logging.WARNING), _judge(server.base_url) as judge:
+        found = extract(mem.ctx, judge, _stored()[:1], SCOPE)
+    assert found == [] and server.request_count() == 1
+    assert "failed, no memories extracted: LLMReplyTruncated" in caplog.text
 
 
 def test_an_unreachable_llm_gives_no_extracts(mem: Memory) -> None:

@@ -94,7 +94,7 @@ def test_a_plain_line_scored_by_one_completion_token_once_checked(
     assert chat["messages"][-1]["content"] in completion["prompt"]
     assert (completion["max_tokens"], completion["logprobs"], completion["stream"]) == (1, 1, True)
     tasks = [c["task"] for c in judge.client.usage_sink.calls]  # type: ignore[attr-defined]
-    assert tasks == ["consolidation"] * 4  # the scoring calls are counted
+    assert tasks == ["consolidation", "consolidation.score"] * 2  # scoring counted apart
 
 
 def test_auto_adopts_a_template_after_its_checks_agree_in_a_row(

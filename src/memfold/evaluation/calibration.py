@@ -135,5 +135,11 @@ def print_calibration(console: Console, scenarios: JSONDict, label: str) -> None
     console.print(
         f"judged saves: {scenarios.get('judged')}; median seconds per decision "
         f"{'-' if median is None else f'{float(median):.2f}'}; LLM calls per saved memory "
-        f"{scenarios.get('llm_calls_per_memory')}"
+        f"{scenarios.get('llm_calls_per_memory')}" + _scoring_note(scenarios)
     )
+
+
+def _scoring_note(scenarios: JSONDict) -> str:
+    """The one-token scoring requests beside the calls, where there were any."""
+    scoring = int(scenarios.get("scoring_requests") or 0)
+    return f" (+ {scoring} one-token scoring requests)" if scoring else ""

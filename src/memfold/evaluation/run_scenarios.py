@@ -35,6 +35,7 @@ from pathlib import Path
 from memfold.evaluation.calibration import reliability
 from memfold.evaluation.env import EvalEnv
 from memfold.evaluation.scripted_judge import is_scripted, scripted_settings
+from memfold.llm.usage import is_scoring
 from memfold.memory import Memory
 from memfold.model import JSONDict, LinkKind, MemoryRecord, Status
 from memfold.reading.facts import facts
@@ -119,7 +120,9 @@ def _run(
             summary = summarize(after)
             summary.pop("rows")
             result["after_review"] = {**summary, "run": review_summary(run.to_dict())}
-        llm_calls = sum(int(u.get("calls", 0)) for u in mem.usage())
+        usage = mem.usage()
+        llm_calls = sum(int(u.get("calls", 0)) for u in usage if not is_scoring(str(u["task"])))
+        scoring = sum(int(u.get("calls", 0)) for u in usage if is_scoring(str(u["task"])))
     finally:
         mem.close()
     judged = [float(r["seconds"]) for r in rows if r.get("proposed") is not None]
@@ -130,6 +133,7 @@ def _run(
         "refusals": dict(refusal_counts(rows)),
         "llm_calls": llm_calls,
         "llm_calls_per_memory": round(llm_calls / len(rows), 4) if rows else None,
+        "scoring_requests": scoring,
         "judged": len(judged),
         "median_decision_s": round(statistics.median(judged), 3) if judged else None,
         "calibration": reliability(rows),

@@ -38,7 +38,13 @@ from tenacity import (
 )
 
 from memfold.config import LLMSettings
-from memfold.errors import BudgetExhausted, LLMError, LLMReplyInvalid, SecretLeak
+from memfold.errors import (
+    BudgetExhausted,
+    LLMError,
+    LLMReplyInvalid,
+    LLMReplyTruncated,
+    SecretLeak,
+)
 from memfold.llm import usage as outcomes
 from memfold.llm.call_errors import (
     LOGPROBS,
@@ -236,7 +242,7 @@ class LLMClient:
             raise self._fail(exc, replace(usage, outcome=outcomes.LEAK), started) from None
         except LLMReplyInvalid as exc:
             if choice is not None and choice.finish_reason == "length":
-                exc = LLMReplyInvalid(f"reply truncated at max_completion_tokens: {exc}")
+                exc = LLMReplyTruncated(f"reply truncated at max_completion_tokens: {exc}")
             raise self._fail(exc, replace(usage, outcome=outcomes.INVALID), started) from None
         usage = replace(usage, latency_ms=(time.perf_counter() - started) * 1000)
         self._record(usage, None)

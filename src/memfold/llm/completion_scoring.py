@@ -25,7 +25,7 @@ from memfold.llm.logprobs import TokenLogprob
 from memfold.llm.prefix_score import COMPLETIONS, TEMPLATES, first_token, render
 from memfold.llm.roles import ResolvedRole
 from memfold.llm.template_check import TemplateCheck, agrees
-from memfold.llm.usage import CallUsage
+from memfold.llm.usage import CallUsage, scoring_task
 
 log = logging.getLogger("memfold.llm")
 
@@ -156,7 +156,9 @@ class CompletionScorer:
         log-probability."""
         prompt = render(template, [dict(m) for m in messages], reply_prefix)
         started = time.perf_counter()
-        usage = CallUsage(task=task, role=role.name, model=role.model, completion_tokens=1)
+        usage = CallUsage(
+            task=scoring_task(task), role=role.name, model=role.model, completion_tokens=1
+        )
         try:
             await self._limits.take(role, 1)  # one request; its prompt is the cached chat's
             async with asyncio.timeout(role.settings.timeout_s):

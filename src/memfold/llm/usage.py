@@ -22,6 +22,19 @@ UNAVAILABLE = "unavailable"
 BUDGET = "budget"
 RATE_LIMITED = "rate_limited"
 
+# A one-token request scoring a reply (llm/completion_scoring.py) is recorded under its
+# task's name with this suffix: it costs a few prompt tokens on a cached prefix and one
+# generated token, so reports count it apart from the calls that generate a reply.
+SCORING_SUFFIX = ".score"
+
+
+def scoring_task(task: str) -> str:
+    return task + SCORING_SUFFIX
+
+
+def is_scoring(task: str) -> bool:
+    return task.endswith(SCORING_SUFFIX)
+
 
 @dataclass(frozen=True, slots=True)
 class CallUsage:

@@ -6,8 +6,9 @@ extraction.md``), which stay byte-identical from call to call (a cacheable prefi
 Every text is masked before it leaves and unmasked in the reply; the reply names its
 messages by number and is validated with pydantic row by row (a malformed row is
 dropped and logged, the others kept). The whole extraction runs on a private event
-loop and is cut off after ``extract_timeout_s``. Errors propagate to ``extract``,
-which logs them and returns no extracts.
+loop and is cut off after ``extract_timeout_s``. A reply cut at
+``max_completion_tokens`` is asked again for each half of its batch. Other errors
+propagate to ``extract``, which logs them and returns no extracts.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from memfold.config import ConversationSettings, LLMSettings
+from memfold.errors import LLMReplyTruncated
 from memfold.judge.prompts import Prompt, load_prompt
 from memfold.llm.client import LLMClient
 from memfold.llm.endpoints import EndpointKnowledge
@@ -78,20 +80,43 @@ async def _extract(
     out: list[RawExtract] = []
     try:
         for start in range(0, len(items), batch):
-            chunk = items[start : start + batch]
-            session = MaskSession()
-            result = await client.complete(
-                TASK,
-                prompt.messages(render_messages(chunk, session)),
-                ExtractionEnvelope,
-                send_schema=ExtractionReply,
-                masking=session,
-                premasked=True,
-            )
-            out.extend(read_rows(result.value.memories, start, len(chunk), session))
+            out.extend(await _extract_span(client, prompt, items, start, batch))
     finally:
         await client.aclose()
     return out
+
+
+async def _extract_span(
+    client: LLMClient, prompt: Prompt, items: Sequence[tuple[str, str]], start: int, size: int
+) -> list[RawExtract]:
+    """The extracts of ``items[start : start + size]`` in one call; a reply cut at
+    ``max_completion_tokens`` (a long batch of talkative messages) is asked again as two
+    halves, down to one message, whose cut reply raises."""
+    chunk = items[start : start + size]
+    session = MaskSession()
+    try:
+        result = await client.complete(
+            TASK,
+            prompt.messages(render_messages(chunk, session)),
+            ExtractionEnvelope,
+            send_schema=ExtractionReply,
+            masking=session,
+            premasked=True,
+        )
+    except LLMReplyTruncated:
+        if len(chunk) == 1:
+            raise
+        half = len(chunk) // 2
+        log.warning(
+            "the extraction reply for %d messages was cut at max_completion_tokens; "
+            "asking again for %d and %d",
+            len(chunk),
+            half,
+            len(chunk) - half,
+        )
+        first = await _extract_span(client, prompt, items, start, half)
+        return first + await _extract_span(client, prompt, items, start + half, len(chunk) - half)
+    return read_rows(result.value.memories, start, len(chunk), session)
 
 
 def extract_with_llm(
