@@ -140,3 +140,28 @@ def test_queue_then_separate_worker_process(tmp_path: Path) -> None:
         [exe, "list", "-p", db, "-u", "sam", "--json"], capture_output=True, text=True, timeout=120
     )
     assert len(json.loads(listed.stdout)) == 1
+
+
+def test_add_leaves_the_category_to_the_rules_unless_given(
+    capsys: pytest.CaptureFixture[str], db_path: Path
+) -> None:
+    p = str(db_path)
+    event = "Yesterday I went to the dentist at 9 am"
+    code, out, _ = run(capsys, "add", event, "-p", p, "--consolidate", "off", "--json")
+    chosen = json.loads(out)["memory"]
+    assert code == 0 and chosen["category_source"] == "rules"
+    assert chosen["category"] == "episodic"  # an event decays as one
+    code, out, _ = run(
+        capsys,
+        "add",
+        "Sam likes tea",
+        "-p",
+        p,
+        "--category",
+        "core",
+        "--consolidate",
+        "off",
+        "--json",
+    )
+    given = json.loads(out)["memory"]
+    assert (given["category"], given["category_source"]) == ("core", "given")

@@ -13,12 +13,16 @@ import textwrap
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 BLOCKER = textwrap.dedent(
     """
     import importlib.abc, sys
-    EXTRA_ONLY = {"starlette", "uvicorn", "langgraph", "pgserver", "psycopg", "playwright"}
+    EXTRA_ONLY = {
+        "starlette", "uvicorn", "fastapi", "mcp", "langgraph", "pgserver", "psycopg", "playwright"
+    }
     tried = []
 
     class Refuse(importlib.abc.MetaPathFinder):
@@ -119,6 +123,31 @@ def test_cli_fake_llm_without_its_extra_is_one_error_line(tmp_path: Path) -> Non
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("error: ") and "memfold[testing]" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("command", "extra"),
+    [
+        (["serve", "--path", "DB"], "server"),
+        (["mcp", "--path", "DB"], "server"),
+        (["migrate", "--to", "postgresql://127.0.0.1:1/none", "--from", "DB"], "postgres"),
+    ],
+    ids=["serve", "mcp", "migrate"],
+)
+def test_a_command_without_its_extra_is_one_error_line(
+    tmp_path: Path, command: list[str], extra: str
+) -> None:
+    (tmp_path / "x.db").touch()  # migrate checks its source file first
+    args = [str(tmp_path / "x.db") if a == "DB" else a for a in command]
+    body = f"""
+    from memfold.cli import main
+    main({args!r})
+    """
+    done = run_blocked(body, tmp_path)
+    assert done.returncode == 2, done.stderr[-3000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: ") and f"pip install 'memfold[{extra}]'" in lines[0]
 
 
 def test_extras_declared_and_runtime_free_of_them() -> None:

@@ -158,7 +158,7 @@ def test_bad_input_is_a_tool_error_and_writes_nothing(
     assert "no memory" in server.error("update_memory", memory_id="f" * 32, text="anything")
     assert "at least one" in server.error("update_memory", memory_id=mine)
     assert "empty" in server.error("update_memory", memory_id=mine, text="")
-    assert "no memory" in server.error("delete_memory", memory_id="nope")
+    assert "too short" in server.error("delete_memory", memory_id="nope")
     assert "no log entry" in server.error("undo_change", log_id=987_654)
     assert "limit" in server.error("search_memories", query="hopper", limit=10**6)
     assert "empty" in server.error("search_memories", query=" ")

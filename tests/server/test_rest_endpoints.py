@@ -11,7 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+import memfold
 from memfold.embed.local import LocalEmbedder
+from memfold.engine import ingest
 from server.live import Live, live_server
 from server.world import World, world_settings
 
@@ -267,3 +269,62 @@ def test_many_clients_at_once_lose_no_write(background: Live) -> None:
     assert len(set(acknowledged)) == 32
     stored = background.memory.store.get_memories(acknowledged)
     assert set(stored) == set(acknowledged)
+
+
+def test_health_answers_without_a_key_and_says_when_the_store_fails(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = live.client()
+    ok = client.get("/health")
+    assert ok.status_code == 200
+    assert ok.json() == {
+        "status": "ok",
+        "version": memfold.__version__,
+        "schema_version": live.memory.store.schema_version(),
+    }
+
+    def broken() -> int:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(live.memory.store, "schema_version", broken)
+    down = client.get("/health")
+    assert down.status_code == 503
+    assert down.json() == {"status": "unavailable", "version": memfold.__version__}
+    assert "disk" not in down.text  # a probe without a key learns nothing of the store
+
+
+def test_a_trailing_slash_is_served_not_redirected(live: Live, alice: httpx.Client) -> None:
+    added = alice.post("/v1/memories/", json={"text": "Alice keeps bees.", "user_id": "alice"})
+    assert added.status_code == 200, added.text  # not 307: a POST's body would be lost
+    memory_id = added.json()["memory"]["id"]
+    assert alice.get(f"/v1/memories/{memory_id}/").json()["text"] == "Alice keeps bees."
+    assert live.client().post("/v1/memories/", json={"text": "x"}).status_code == 401
+    assert live.client().get("/health/").status_code == 200
+
+
+def test_id_prefixes_resolve_among_the_keys_own_memories(
+    live: Live, alice: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a1, b1, a3 = ("abc123" + digit * 26 for digit in "012")
+    a2 = "abc999" + "0" * 26
+    queue = [a1, b1, a2, a3]
+    monkeypatch.setattr(ingest, "new_id", lambda: queue.pop(0))
+    bob = live.client(live.key("write", "bob"))
+    assert alice.post("/v1/memories", json={"text": "Alice rows."}).json()["memory"]["id"] == a1
+    assert bob.post("/v1/memories", json={"text": "Bob sails."}).json()["memory"]["id"] == b1
+    assert alice.post("/v1/memories", json={"text": "Alice sings."}).json()["memory"]["id"] == a2
+
+    # bob's b1 shares alice's prefix but is not hers: the prefix is unique for each
+    assert alice.get("/v1/memories/abc123").json()["id"] == a1
+    assert bob.get("/v1/memories/abc123").json()["id"] == b1
+    assert alice.put("/v1/memories/abc999", json={"text": "Alice sings alto."}).status_code == 200
+    missing = bob.get("/v1/memories/abc999")
+    assert missing.status_code == 404 and "no memory with id 'abc999'" in missing.text
+    assert bob.delete(f"/v1/memories/{a2}").status_code == 404  # the full id: the same
+
+    assert alice.post("/v1/memories", json={"text": "Alice paints."}).json()["memory"]["id"] == a3
+    ambiguous = alice.get("/v1/memories/abc123")
+    assert ambiguous.status_code == 422 and "ambiguous" in ambiguous.text
+    assert a1 in ambiguous.text and a3 in ambiguous.text and b1 not in ambiguous.text
+    short = alice.get("/v1/memories/abc12")
+    assert short.status_code == 422 and "at least 6 characters" in short.text

@@ -9,7 +9,7 @@ import typer
 
 from memfold.cli.app import app
 from memfold.cli.common import PathOpt
-from memfold.errors import InvalidInput
+from memfold.errors import InvalidInput, MissingExtra
 
 KEY_ENV = "MEMFOLD_API_KEY"
 
@@ -59,11 +59,15 @@ def mcp(
     every request must carry its own key: Authorization: Bearer KEY. Logs go to stderr;
     on stdio, stdout carries only the protocol.
     """
-    import anyio
-
     from memfold.config import Settings
     from memfold.memory import Memory
-    from memfold.server.mcp import fixed_caller, serve
+
+    try:
+        import anyio
+
+        from memfold.server.mcp import fixed_caller, serve
+    except ImportError as exc:
+        raise MissingExtra("server", "memfold mcp", exc.name or "mcp") from None
 
     if transport not in ("stdio", "http"):
         raise InvalidInput(f"--transport must be stdio or http, got {transport!r}")

@@ -34,9 +34,13 @@ def add(
     agent: AgentOpt = None,
     session: SessionOpt = None,
     area: Annotated[str, typer.Option(help="main | fragments | solutions | instruments")] = "main",
-    category: Annotated[str, typer.Option(help="episodic | semantic | procedural | core")] = (
-        "semantic"
-    ),
+    category: Annotated[
+        str | None,
+        typer.Option(
+            help="episodic | semantic | procedural | core (default: chosen from the text, "
+            "by the rules, then by the judge)"
+        ),
+    ] = None,
     importance: Annotated[float, typer.Option(help="0..1")] = 0.5,
     source: Annotated[
         list[str] | None, typer.Option("--source", "-s", help="Provenance id.")

@@ -10,19 +10,22 @@ from memfold.server.auth import KeyFirst
 from memfold.server.errors import install_error_handlers
 from memfold.server.idempotency import Idempotency, document_idempotency_key
 from memfold.server.limits import BodySizeLimit, RateLimiter
+from memfold.server.paths import TrailingSlash
 from memfold.server.review_page import router as review_page_router
 from memfold.server.routes import api_router, document_bearer_auth
+from memfold.server.routes.health import router as health_router
 
 
 def create_app(memory: Memory) -> FastAPI:
-    """The REST API (``/v1``), its OpenAPI docs (``/docs``) and the review page
-    (``/review``), serving ``memory`` with its settings (``memory.settings.server``)."""
+    """The REST API (``/v1``), ``/health``, its OpenAPI docs (``/docs``) and the review
+    page (``/review``), serving ``memory`` with its settings (``memory.settings.server``)."""
     app = FastAPI(title="memfold", version="0.1.0", docs_url="/docs")
     app.state.memory = memory
     cfg = memory.settings.server
     app.state.rate_limiter = RateLimiter(cfg.rate_limit_per_minute)
     install_error_handlers(app)
     app.include_router(api_router())
+    app.include_router(health_router)
     document_bearer_auth(app)
     document_idempotency_key(app)
     # Inside KeyFirst (the caller's key is known) and CORS (a replay gets its headers).
@@ -37,7 +40,9 @@ def create_app(memory: Memory) -> FastAPI:
         )
     # Then a /v1 call without a valid key is 401 before its body is parsed.
     app.add_middleware(KeyFirst, memory=memory)
-    # Outermost: an oversize body is refused before anything reads it.
+    # An oversize body is refused before anything reads it.
     app.add_middleware(BodySizeLimit, max_bytes=cfg.max_body_bytes)
+    # Outermost: "/v1/memories/" is routed (and its key checked) as "/v1/memories".
+    app.add_middleware(TrailingSlash)
     app.include_router(review_page_router)
     return app

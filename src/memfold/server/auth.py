@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as ASGIScope
 
+from memfold.engine.ids import resolve_visible_id
 from memfold.engine.keys import verify_key
 from memfold.errors import NotFound
 from memfold.memory import Memory
@@ -134,14 +135,20 @@ def may_see(key: ApiKey, scope: Scope) -> bool:
 
 
 def owned_memory(key: ApiKey, memory: Memory, memory_id: str) -> MemoryRecord:
-    """The memory with exactly this id, when the key may see it; otherwise NotFound
-    with the message an unknown id gets. (No id prefixes over HTTP: an ambiguous
-    prefix would name other tenants' ids.)"""
+    """The memory with this id, or the one id starting with this prefix (at least
+    ``store.id_prefix_min_chars`` characters) among the memories the key may see;
+    otherwise NotFound with the message an unknown id gets. Another tenant's ids are
+    never matched nor named."""
     given = clean_id(memory_id, "memory id")
-    stored = memory.store.get_memory(given)
-    if stored is None or not may_see(key, stored.scope):
+    stored = resolve_visible_id(
+        memory.store,
+        given,
+        min_chars=memory.settings.store.id_prefix_min_chars,
+        visible=lambda record: may_see(key, record.scope),
+    )
+    if stored is None:
         raise NotFound(f"no memory with id {given!r}")
-    return memory.get(given)
+    return memory.get(stored.id)
 
 
 def _article(word: str) -> str:
