@@ -14,7 +14,7 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from memfold import Memory, Status
 from memfold.embed.local import LocalEmbedder
@@ -22,11 +22,9 @@ from memfold.engine.keys import revoke_key
 from memfold.engine.review.runs import BREAKER_KEY
 from memfold.model import PairLabel, utcnow
 from review.support import FACTS, ScriptedJudge, variant
+from server.browser import chromium
 from server.live import Live, live_server
 from server.world import held_judge, world_settings
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
 @dataclass
@@ -86,10 +84,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, embedder: LocalEmbedder) ->
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture

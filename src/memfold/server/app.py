@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi_offline import FastAPIOffline
 
+from memfold import __version__
 from memfold.memory import Memory
 from memfold.server.auth import KeyFirst
 from memfold.server.errors import install_error_handlers
@@ -19,7 +21,15 @@ from memfold.server.routes.health import router as health_router
 def create_app(memory: Memory) -> FastAPI:
     """The REST API (``/v1``), ``/health``, its OpenAPI docs (``/docs``) and the review
     page (``/review``), serving ``memory`` with its settings (``memory.settings.server``)."""
-    app = FastAPI(title="memfold", version="0.1.0", docs_url="/docs")
+    # /docs and /redoc load Swagger UI and ReDoc from the package, not a CDN: they work
+    # on a machine without internet access.
+    app = FastAPIOffline(
+        title="memfold",
+        version=__version__,
+        docs_url="/docs",
+        redoc_url="/redoc",
+        static_url="/docs-assets",
+    )
     app.state.memory = memory
     cfg = memory.settings.server
     app.state.rate_limiter = RateLimiter(cfg.rate_limit_per_minute)

@@ -38,6 +38,7 @@ from memfold.engine import idempotency as idem
 from memfold.errors import InvalidInput, MemfoldError
 from memfold.memory import Memory
 from memfold.model import ApiKey
+from memfold.server.asgi import replay
 from memfold.server.errors import error_response, memfold_error_response
 from memfold.store.base import IdempotencyEntry
 
@@ -85,7 +86,7 @@ class Idempotency:
             return
         body, more = await _read_body(receive)
         if more is not None:  # the client went away before sending the whole body
-            await self.app(scope, _replay([more], receive), send)
+            await self.app(scope, replay([more], receive), send)
             return
         request_digest = _fingerprint(scope, body)
         store, owner = self.memory.store, idem.KEY_OWNER + api_key.id
@@ -98,7 +99,7 @@ class Idempotency:
         if isinstance(got, IdempotencyEntry):
             await _send(_answer(got, request_digest), scope, send)
             return
-        await self._run(got, scope, _replay([_body_message(body)], receive), send)
+        await self._run(got, scope, replay([_body_message(body)], receive), send)
 
     async def _run(
         self, held: idem.Claimed, scope: ASGIScope, receive: Receive, send: Send
@@ -233,17 +234,6 @@ async def _read_body(receive: Receive) -> tuple[bytes, Message | None]:
 
 def _body_message(body: bytes) -> Message:
     return {"type": "http.request", "body": body, "more_body": False}
-
-
-def _replay(messages: list[Message], receive: Receive) -> Receive:
-    pending = list(messages)
-
-    async def replay() -> Message:
-        if pending:
-            return pending.pop(0)
-        return await receive()
-
-    return replay
 
 
 async def _send(response: Response, scope: ASGIScope, send: Send) -> None:

@@ -22,6 +22,7 @@ from limits.strategies import MovingWindowRateLimiter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memfold.model import ApiKey
+from memfold.server.asgi import replay
 from memfold.server.auth import authenticate
 
 
@@ -49,7 +50,7 @@ class BodySizeLimit:
         while True:
             message = await receive()
             if message["type"] != "http.request":  # the client went away
-                await self.app(scope, _replay([message]), send)
+                await self.app(scope, replay([message], receive), send)
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
@@ -60,7 +61,7 @@ class BodySizeLimit:
             if not message.get("more_body", False):
                 break
         body = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-        await self.app(scope, _replay([body]), send)
+        await self.app(scope, replay([body], receive), send)
 
     async def _refuse(self, send: Send) -> None:
         payload = {
@@ -105,17 +106,6 @@ def _capped(receive: Receive, max_bytes: int) -> Receive:
         return message
 
     return capped
-
-
-def _replay(messages: list[Message]) -> Receive:
-    pending = list(messages)
-
-    async def replay() -> Message:
-        if pending:
-            return pending.pop(0)
-        return {"type": "http.disconnect"}
-
-    return replay
 
 
 class RateLimiter:
