@@ -14,6 +14,7 @@ import pytest
 import memfold
 from memfold.embed.local import LocalEmbedder
 from memfold.engine import ingest
+from memfold.server.schemas import ErrorBody
 from server.live import Live, live_server
 from server.world import World, world_settings
 
@@ -223,6 +224,14 @@ def test_docs_and_openapi_are_served(live: Live) -> None:
     assert add["requestBody"]["content"]["application/json"]["schema"]
     assert spec["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
     assert add["security"] == [{"bearer": []}]  # /docs' Authorize button sends the key
+    # errors are documented in the shape they are sent in
+    error_ref = {"$ref": "#/components/schemas/ErrorBody"}
+    for status in ("401", "404", "422", "429"):
+        assert add["responses"][status]["content"]["application/json"]["schema"] == error_ref
+    assert "HTTPValidationError" not in json.dumps(spec)
+    sent = live.client(live.key("write", "alice")).post("/v1/memories", json={"text": 5})
+    assert sent.status_code == 422
+    ErrorBody.model_validate(sent.json())  # what the document says is what comes
 
 
 def test_cors_is_off_unless_origins_are_configured(

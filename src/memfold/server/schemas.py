@@ -124,3 +124,41 @@ class WindowRequest(Body):
 def message_dicts(messages: list[ChatMessageIn]) -> list[JSONObject]:
     """The messages as memfold's Python API takes them (fields left out stay out)."""
     return [m.model_dump(exclude_unset=True) for m in messages]
+
+
+class FieldError(BaseModel):
+    """One offending field of a request that did not validate."""
+
+    field: str
+    message: str
+    type: str
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="stable: clients branch on it (invalid_input, not_found...)")
+    message: str = Field(description="for people; may change")
+    fields: list[FieldError] | None = Field(None, description="422 from validation only")
+
+
+class ErrorBody(BaseModel):
+    """What every failure of the service answers (server/errors.py)."""
+
+    error: ErrorDetail
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for these statuses, all in the one error shape."""
+    return {status: {"model": ErrorBody, "description": _WHY[status]} for status in statuses}
+
+
+_WHY = {
+    401: "no key, or not a valid one",
+    403: "the key's role or scope does not allow it",
+    404: "no such memory, log row or item (or not the key's)",
+    409: "a conflict: an undo refused, a read-only store, another embedding model",
+    413: "the body is over server.max_body_bytes",
+    422: "the request or a value in it is invalid",
+    429: "over the key's rate limit (Retry-After says when)",
+    502: "the LLM failed",
+    503: "the store or the LLM budget is unavailable",
+}

@@ -10,10 +10,16 @@ from fastapi.openapi.utils import get_openapi
 
 from memfold.server.limits import enforce_rate_limit
 from memfold.server.routes import conversations, log, maintenance, memories, review, search
+from memfold.server.schemas import error_responses
 
 
 def api_router() -> APIRouter:
-    router = APIRouter(prefix="/v1", dependencies=[Depends(enforce_rate_limit)])
+    router = APIRouter(
+        prefix="/v1",
+        dependencies=[Depends(enforce_rate_limit)],
+        # documented as sent (FastAPI's default 422 body is one the service never sends)
+        responses=error_responses(401, 403, 404, 409, 413, 422, 429, 502, 503),
+    )
     # search before memories: "/memories/search" must not match "/memories/{memory_id}"
     for module in (search, memories, log, review, conversations, maintenance):
         router.include_router(module.router)
