@@ -16,7 +16,7 @@ from memfold.judge.llm import LLMJudge
 from memfold.llm.logprobs import TokenLogprob, token_at
 from memfold.llm.prefix_score import render, render_chatml, value_probability
 from memfold.llm.template_check import TemplateCheck, agrees
-from memfold.model import Action, Candidate, MemoryRecord, PairLabel, Scope
+from memfold.model import Action, Candidate, Decision, MemoryRecord, PairLabel, Scope
 from memfold.testing.fake_llm import FakeLLMServer
 from memfold.testing.fake_replies import Reply, confident, logprob_tokens
 
@@ -44,6 +44,19 @@ def judge(make_settings: MakeSettings) -> Iterator[LLMJudge]:
 def _streamed(line: str = LINE, p: float = 0.83) -> Reply:
     """The line streamed with its action token at ``p``."""
     return Reply(content=line, logprobs=logprob_tokens(line, {" REPLACE": p}))
+
+
+def _one_decision(server: FakeLLMServer, settings: LLMSettings) -> tuple[Decision, LLMJudge]:
+    """One streamed line (its action at 0.83) decided by a judge on ``settings``, a
+    completion token ready at the same 0.83; the judge is closed when it returns."""
+    judge = LLMJudge(settings, batch_size=8, classify_batch=8)
+    try:
+        server.set_script([_streamed(p=0.83)])
+        server.next_token = (" REPLACE", 0.83)
+        (decision,) = judge.decide(_items())
+    finally:
+        judge.close()
+    return decision, judge
 
 
 def _completions(server: FakeLLMServer) -> list[dict[str, Any]]:
@@ -161,13 +174,7 @@ def test_another_token_than_the_streamed_one_disagrees(
 def test_without_a_template_nothing_is_asked_of_completions(
     server: FakeLLMServer, make_settings: MakeSettings
 ) -> None:
-    judge = LLMJudge(make_settings(logprob_template="off"), batch_size=8, classify_batch=8)
-    try:
-        server.set_script([_streamed(p=0.83)])
-        server.next_token = (" REPLACE", 0.83)
-        (decision,) = judge.decide(_items())
-    finally:
-        judge.close()
+    decision, _ = _one_decision(server, make_settings(logprob_template="off"))
     assert decision.confidence == pytest.approx(0.83)
     assert _completions(server) == []
 
@@ -217,13 +224,7 @@ def test_the_scoring_request_counts_against_the_rate_limit(
     server: FakeLLMServer, make_settings: MakeSettings
 ) -> None:
     settings = make_settings(logprob_template="chatml", template_checks=1, requests_per_minute=1)
-    judge = LLMJudge(settings, batch_size=8, classify_batch=8)
-    try:
-        server.set_script([_streamed(p=0.83)])
-        server.next_token = (" REPLACE", 0.83)
-        (decision,) = judge.decide(_items())
-    finally:
-        judge.close()
+    decision, judge = _one_decision(server, settings)
     assert decision.action is Action.REPLACE and decision.confidence == pytest.approx(0.83)
     assert _completions(server) == []  # the minute's one request went to the line
     assert judge.client.template_under_check("consolidation") == "chatml"  # still to check
