@@ -183,6 +183,19 @@ def test_query_search_ranks_by_meaning_with_cosine_scores(memfold_store: Memfold
     assert {h.namespace for h in both} == {("users", "dana"), ("users", "eve")}
 
 
+def test_query_pages_never_repeat_an_item(memfold_store: MemfoldStore) -> None:
+    # LangGraph's own pagination test: five texts alike but for a number, pages of two
+    for i in range(5):
+        memfold_store.put(("test",), f"doc{i}", {"text": f"test document number {i}"})
+    pages = [
+        [h.key for h in memfold_store.search(("test",), query="test", limit=2, offset=offset)]
+        for offset in (0, 2, 4)
+    ]
+    assert [len(p) for p in pages] == [2, 2, 1]
+    assert sorted(k for page in pages for k in page) == [f"doc{i}" for i in range(5)]
+    assert memfold_store.search(("test",), query="test", limit=0, offset=2) == []
+
+
 def test_index_paths_choose_the_text_that_is_searched(memfold_store: MemfoldStore) -> None:
     ns = ("trips",)
     value = {"title": "Weekend in Paris", "notes": {"food": "croissants"}, "text": "ignored"}

@@ -173,13 +173,34 @@ class MemfoldStore(BaseStore):
     def _search(self, op: SearchOp) -> list[SearchItem]:
         if op.limit < 0 or op.offset < 0:
             raise InvalidInput(f"limit and offset must be >= 0, got {op.limit} and {op.offset}")
+        if op.limit == 0:
+            return []
         prefix = tuple(op.namespace_prefix)
         pushed, after = lg.split_filter(op.filter)
         wanted = op.offset + op.limit
         found: list[tuple[float | None, MemoryRecord, tuple[str, ...]]] = []
-        for namespace, active in self._namespaces():
-            if namespace[: len(prefix)] != prefix or active == 0 or wanted == 0:
-                continue
+        targets = [
+            (namespace, active)
+            for namespace, active in self._namespaces()
+            if namespace[: len(prefix)] == prefix and active > 0
+        ]
+        if op.query and len(targets) == 1 and not after:
+            # one namespace: memfold's own pages (each reordered newer-first within
+            # itself), so that offsets 0 and 2 never show the same items
+            ((namespace, _),) = targets
+            hits = self.memory.search(
+                op.query,
+                user_id=lg.scope_of(namespace),
+                agent_id=lg.AGENT_ID,
+                k=op.limit,
+                offset=op.offset,
+                filters=pushed or None,
+            )
+            return [
+                _item(SearchItem, h.memory, namespace, _score(h.vector_score, h.score))
+                for h in hits
+            ]
+        for namespace, active in targets:
             user_id, agent_id = lg.scope_of(namespace), lg.AGENT_ID
             if op.query:
                 # terms checked afterwards need every candidate; the rest only the top
