@@ -3,6 +3,7 @@ real PostgreSQL (pgserver) per session with a fresh schema per test that asks fo
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,10 @@ import pytest
 from helpers.postgres import BACKENDS, PgServer, running_server
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
+
+# mem0's client (tests/server/test_mem0_client.py) sends telemetry unless told not to:
+# set before any test module imports it.
+os.environ.setdefault("MEM0_TELEMETRY", "False")
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ from memfold.server.auth import KeyFirst
 from memfold.server.errors import install_error_handlers
 from memfold.server.idempotency import Idempotency, document_idempotency_key
 from memfold.server.limits import BodySizeLimit, RateLimiter
+from memfold.server.mem0_routes import mem0_router
 from memfold.server.paths import TrailingSlash
 from memfold.server.review_page import router as review_page_router
 from memfold.server.routes import api_router, document_bearer_auth
@@ -35,6 +36,7 @@ def create_app(memory: Memory) -> FastAPI:
     app.state.rate_limiter = RateLimiter(cfg.rate_limit_per_minute)
     install_error_handlers(app)
     app.include_router(api_router())
+    app.include_router(mem0_router())  # mem0's platform routes, for its MemoryClient
     app.include_router(health_router)
     document_bearer_auth(app)
     document_idempotency_key(app)

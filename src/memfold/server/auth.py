@@ -37,9 +37,11 @@ MemoryDep = Annotated[Memory, Depends(get_memory)]
 
 
 def bearer_token(request: Request) -> str | None:
+    """The key of ``Authorization: Bearer <key>``, or ``Token <key>`` as mem0's client
+    sends it."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    if scheme.lower() not in ("bearer", "token") or not token.strip():
         return None
     return token.strip()
 
@@ -62,18 +64,20 @@ def authenticate(request: Request, memory: MemoryDep) -> ApiKey:
 
 
 class KeyFirst:
-    """ASGI middleware for the paths under ``prefix``: the key is checked before
-    anything reads the request, so a call without a valid key is 401 whatever its body
-    (FastAPI parses and validates a JSON body before any dependency runs, which would
-    answer 422 first). The key found is kept for ``authenticate``."""
+    """ASGI middleware for the paths under ``prefixes`` (``/v1``, mem0's ``/mem0``): the
+    key is checked before anything reads the request, so a call without a valid key is
+    401 whatever its body (FastAPI parses and validates a JSON body before any
+    dependency runs, which would answer 422 first). The key found is kept for ``authenticate``."""
 
-    def __init__(self, app: ASGIApp, memory: Memory, prefix: str = "/v1/") -> None:
+    def __init__(
+        self, app: ASGIApp, memory: Memory, prefixes: tuple[str, ...] = ("/v1/", "/mem0/")
+    ) -> None:
         self.app = app
         self.memory = memory
-        self.prefix = prefix
+        self.prefixes = prefixes
 
     async def __call__(self, scope: ASGIScope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not str(scope.get("path", "")).startswith(self.prefix):
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith(self.prefixes):
             await self.app(scope, receive, send)
             return
         request = Request(scope)
@@ -81,7 +85,9 @@ class KeyFirst:
         # the store lookup is blocking I/O: off the event loop, like the sync routes
         key = await run_in_threadpool(verify_key, self.memory.store, token)
         if key is None:
-            body = {"error": {"code": "unauthorized", "message": _KEY_REQUIRED}}
+            body: dict[str, object] = {"error": {"code": "unauthorized", "message": _KEY_REQUIRED}}
+            if str(scope["path"]).startswith("/mem0/"):  # where mem0's client reads it
+                body["detail"] = _KEY_REQUIRED
             response = JSONResponse(body, status_code=401, headers={"WWW-Authenticate": "Bearer"})
             await response(scope, receive, send)
             return

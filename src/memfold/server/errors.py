@@ -8,6 +8,7 @@ branch on ``code``; ``message`` is for people and may change.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -121,20 +122,31 @@ def http_error_response(exc: StarletteHTTPException) -> JSONResponse:
     return error_response(exc.status_code, code, message, headers=exc.headers)
 
 
+def with_detail(request: Request, response: JSONResponse) -> JSONResponse:
+    """Under ``/mem0`` (mem0's routes) the message is also ``detail``, where mem0's
+    client reads it for its exceptions."""
+    if not request.url.path.startswith("/mem0/"):
+        return response
+    body = json.loads(bytes(response.body))
+    body["detail"] = body["error"]["message"]
+    headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+    return JSONResponse(body, status_code=response.status_code, headers=headers)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers: every error leaves the app in the shape above."""
 
-    async def on_memfold(_: Request, exc: Exception) -> JSONResponse:
+    async def on_memfold(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, MemfoldError)
-        return memfold_error_response(exc)
+        return with_detail(request, memfold_error_response(exc))
 
-    async def on_validation(_: Request, exc: Exception) -> JSONResponse:
+    async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return validation_response(exc)
+        return with_detail(request, validation_response(exc))
 
-    async def on_http(_: Request, exc: Exception) -> JSONResponse:
+    async def on_http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
-        return http_error_response(exc)
+        return with_detail(request, http_error_response(exc))
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         # The traceback goes to the server's log, never to the client.

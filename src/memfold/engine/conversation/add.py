@@ -62,12 +62,13 @@ class AddOptions(TypedDict, total=False):
 
 class MessagesOptions(TypedDict, total=False):
     """``Memory.add(messages=...)``'s keywords: the scope, metadata for every memory
-    saved, and a category and importance for each."""
+    saved, a category, an importance and an expiry for each."""
 
     user_id: str | None
     agent_id: str | None
     session_id: str | None
     metadata: Mapping[str, Any] | None
+    expires_at: datetime | str | None
     category: str | Category | None
     importance: float
     idempotency_key: str | None
@@ -109,7 +110,9 @@ class MessagesAddResult:
         return {"results": [r.to_dict() for r in self.results]}
 
 
-_PER_TEXT = ("area", "sources", "embedding", "created_at", "expires_at", "ttl")
+# Options that fit one text only; an expiry (``expires_at``) applies to every memory
+# the call saves (mem0's ``expiration_date``).
+_PER_TEXT = ("area", "sources", "embedding", "created_at", "ttl")
 
 
 def events_of(store: Store, result: AddResult) -> list[MemoryEvent]:
@@ -176,6 +179,7 @@ def add_messages(
     out = MessagesAddResult(messages=stored)
     base = dict(metadata=options.get("metadata"), **scope.as_dict())
     base.update(category=options.get("category"), importance=options.get("importance", 0.5))
+    base.update(expires_at=options.get("expires_at"))
     meta = dict(options.get("metadata") or {})
     max_sources = ctx.settings.store.max_sources
     if infer:

@@ -36,7 +36,7 @@ def document_bearer_auth(app: FastAPI) -> None:
             schemes = spec.setdefault("components", {}).setdefault("securitySchemes", {})
             schemes["bearer"] = {"type": "http", "scheme": "bearer", "bearerFormat": "mf_..."}
             for path, operations in spec.get("paths", {}).items():
-                if path.startswith("/v1/"):
+                if path.startswith(("/v1/", "/mem0/")):
                     for operation in operations.values():
                         operation["security"] = [{"bearer": []}]
             app.openapi_schema = spec
