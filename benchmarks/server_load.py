@@ -104,7 +104,7 @@ async def one_request(http: httpx.AsyncClient, client: Client, op: str, work: Wo
             body = {"query": client.rng.choice(work.queries), "limit": 10}
             reply = await http.post("/v1/memories/search", json=body)
             if reply.is_success:
-                client.known_ids.extend(h["memory"]["id"] for h in reply.json()["results"])
+                client.known_ids.extend(h["id"] for h in reply.json()["results"])
         else:
             reply = await http.get(f"/v1/memories/{client.rng.choice(client.known_ids)}")
         status, error = reply.status_code, ""

@@ -38,7 +38,7 @@ def test_add_search_get_list_history_log(capsys: pytest.CaptureFixture[str], db_
     assert code == 0
     memory_id = json.loads(out)["memory"]["id"]
     code, out, _ = run(capsys, "search", "Where does Sam live?", "-p", p, "-u", "sam", "--json")
-    assert code == 0 and json.loads(out)[0]["memory"]["id"] == memory_id
+    assert code == 0 and json.loads(out)[0]["id"] == memory_id
     code, out, _ = run(capsys, "get", memory_id, "-p", p, "--json")
     assert json.loads(out)["sources"] == ["c1"]
     code, out, _ = run(capsys, "list", "-p", p, "-u", "sam", "--json")

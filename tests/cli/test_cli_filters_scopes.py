@@ -49,7 +49,7 @@ def test_list_and_search_filters(cli: Cli, tagged: dict[str, str]) -> None:
     assert [m["id"] for m in listed] == [tagged["standup"], tagged["review"]]
     hot = '{"topic": "work", "prio": {"$gt": 2}}'
     hits = ok_json(cli("search", "meetings at work", "-p", p, "-u", "sam", "-f", hot, "--json"))
-    assert [h["memory"]["id"] for h in hits] == [tagged["standup"]]
+    assert [h["id"] for h in hits] == [tagged["standup"]]
     empty = cli("list", "-p", p, "-u", "sam", "--filter", '{"topic": "travel"}')
     assert empty.code == 0
     assert empty.out.strip() == 'no active memories for user \'sam\' matching {"topic": "travel"}'
@@ -57,17 +57,19 @@ def test_list_and_search_filters(cli: Cli, tagged: dict[str, str]) -> None:
 
 def test_search_threshold_and_offset(cli: Cli, tagged: dict[str, str]) -> None:
     p = tagged["path"]
-    ranked = ok_json(cli("search", "green tea", "-p", p, "-u", "sam", "--json"))
-    assert ranked[0]["memory"]["id"] == tagged["tea"] and len(ranked) == 3
+    asked = ("--fields", "vector_score,metadata", "--json")
+    ranked = ok_json(cli("search", "green tea", "-p", p, "-u", "sam", *asked))
+    assert ranked[0]["id"] == tagged["tea"] and len(ranked) == 3
+    assert list(ranked[0]) == ["id", "text", "score", "created_at", "vector_score", "metadata"]
     page2 = ok_json(
         cli("search", "green tea", "-p", p, "-u", "sam", "-k", "1", "--offset", "1", "--json")
     )
-    assert [h["memory"]["id"] for h in page2] == [ranked[1]["memory"]["id"]]
-    bar = (ranked[0]["cosine"] + ranked[1]["cosine"]) / 2
+    assert [h["id"] for h in page2] == [ranked[1]["id"]]
+    bar = (ranked[0]["vector_score"] + ranked[1]["vector_score"]) / 2
     strict = ok_json(
         cli("search", "green tea", "-p", p, "-u", "sam", "--threshold", str(bar), "--json")
     )
-    assert [h["memory"]["id"] for h in strict] == [tagged["tea"]]
+    assert [h["id"] for h in strict] == [tagged["tea"]]
     none = cli("search", "green tea", "-p", p, "-u", "sam", "--threshold", "0.999")
     assert none.code == 0 and "(cosine >= 0.999)" in none.out
 

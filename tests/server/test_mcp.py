@@ -12,6 +12,7 @@ import pytest
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.keys import create_key
+from memfold.integrations.tool_text import DESCRIPTIONS
 from server.mcp_client import StdioServer, mcp_args, server_env
 
 READ_TOOLS = {"search_memories", "get_memory", "list_memories", "memory_history", "review_status"}
@@ -59,36 +60,42 @@ def test_tools_have_descriptions_and_schemas_but_no_scope_parameter(server: Stdi
     tools = {t.name: t for t in server.list_tools().tools}
     assert set(tools) == READ_TOOLS | WRITE_TOOLS
     for tool in tools.values():
-        assert tool.description and len(tool.description) > 80, tool.name
+        assert tool.description and len(tool.description) > 30, tool.name
+        assert tool.description == DESCRIPTIONS[tool.name]  # the tool schemas' text too
+        assert tool.output_schema is None  # "an object" for each: characters for nothing
         schema = tool.input_schema
         assert schema["type"] == "object"
         names = set(schema.get("properties", {}))
         assert not [n for n in names if any(w in n for w in SCOPE_WORDS)], (tool.name, names)
         assert tool.annotations is not None
-        assert tool.annotations.read_only_hint is (tool.name in READ_TOOLS)
+        # only hints that differ from MCP's defaults (read-only false, destructive true)
+        assert bool(tool.annotations.read_only_hint) is (tool.name in READ_TOOLS)
+        assert tool.annotations.open_world_hint is False
     assert tools["add_memory"].input_schema["required"] == ["text"]
     assert tools["undo_change"].input_schema["properties"]["log_id"]["type"] == "integer"
 
 
 def test_add_search_get_update_history_undo_delete(server: StdioServer) -> None:
     added = server.ok("add_memory", text="Sam's favourite tea is jasmine green tea")
-    memory_id = added["memory"]["id"]
-    assert added["memory"]["user_id"] == "u1" and added["memory"]["agent_id"] is None
-    assert added["action"] == "ADD"
+    memory_id = added["id"]
+    assert added["action"] == "ADD" and added["status"] == "active"
 
     hits = server.ok("search_memories", query="which tea does Sam like", limit=3)["results"]
     assert hits[0]["id"] == memory_id and hits[0]["score"] > 0
+    assert set(hits[0]) == {"id", "text", "score", "created_at"}
 
     got = server.ok("get_memory", memory_id=memory_id)
     assert got["text"] == "Sam's favourite tea is jasmine green tea" and got["version"] == 1
+    assert got["user_id"] == "u1" and got["agent_id"] is None
 
     updated = server.ok("update_memory", memory_id=memory_id, text="Sam now prefers oolong tea")
-    assert updated["memory"]["text"] == "Sam now prefers oolong tea"
-    assert updated["memory"]["version"] == 2
+    assert updated["text"] == "Sam now prefers oolong tea"
+    assert server.ok("get_memory", memory_id=memory_id)["version"] == 2
 
     changes = server.ok("memory_history", memory_id=memory_id)["changes"]
-    assert changes[-1]["id"] == updated["log_id"]
-    assert changes[-1]["before"]["memories"][memory_id]["text"].startswith("Sam's favourite")
+    assert changes[-1]["log_id"] == updated["log_id"]
+    assert changes[-1]["before"].startswith("Sam's favourite")
+    assert changes[-1]["after"] == "Sam now prefers oolong tea"
 
     undone = server.ok("undo_change", log_id=updated["log_id"])
     assert undone["undone"] == updated["log_id"] and undone["log_ids"]
@@ -96,11 +103,11 @@ def test_add_search_get_update_history_undo_delete(server: StdioServer) -> None:
     assert restored["text"] == "Sam's favourite tea is jasmine green tea"
 
     deleted = server.ok("delete_memory", memory_id=memory_id)
-    assert deleted["memory"]["status"] == "archived"
+    assert deleted["status"] == "archived"
     hits = server.ok("search_memories", query="which tea does Sam like")["results"]
     assert memory_id not in [h["id"] for h in hits]
-    listed = server.ok("list_memories", status="archived")["memories"]
-    assert memory_id in [m["id"] for m in listed]
+    listed = server.ok("list_memories", status="archived")["results"]
+    assert [m["status"] for m in listed if m["id"] == memory_id] == ["archived"]
 
     server.ok("undo_change", log_id=deleted["log_id"])
     assert server.ok("get_memory", memory_id=memory_id)["status"] == "active"
@@ -109,13 +116,13 @@ def test_add_search_get_update_history_undo_delete(server: StdioServer) -> None:
 def test_add_messages_saves_what_the_conversation_revealed(server: StdioServer) -> None:
     said = [{"role": "user", "content": "I live in Lisbon. My favourite food is bacalhau."}]
     results = server.ok("add_messages", messages=said)["results"]
-    assert [r["memory"] for r in results] == [
+    assert [r["text"] for r in results] == [
         "User lives in Lisbon",
         "User's favourite food is bacalhau",
     ]
     assert all(server.ok("get_memory", memory_id=r["id"])["user_id"] == "u1" for r in results)
     turns = server.ok("add_messages", messages=said, infer=False)["results"]
-    assert [r["memory"] for r in turns] == [said[0]["content"]]
+    assert [r["text"] for r in turns] == [said[0]["content"]]
 
 
 def test_another_scopes_memory_answers_not_found_and_reveals_nothing(
@@ -138,8 +145,9 @@ def test_another_scopes_memory_answers_not_found_and_reveals_nothing(
         "999999", str(store["other_log"])
     )
     hits = server.ok("search_memories", query="vault code of the other tenant")["results"]
-    assert all(h["user_id"] == "u1" for h in hits)
-    assert all(m["user_id"] == "u1" for m in server.ok("list_memories")["memories"])
+    listed = server.ok("list_memories")["results"]
+    assert other not in {h["id"] for h in hits} | {m["id"] for m in listed}
+    assert all(server.ok("get_memory", memory_id=m["id"])["user_id"] == "u1" for m in listed)
     status = server.ok("review_status")
     assert status["held"] == [] and status["to_review"] == []
     assert _snapshot(store["path"], embedder) == before
@@ -148,7 +156,7 @@ def test_another_scopes_memory_answers_not_found_and_reveals_nothing(
 def test_bad_input_is_a_tool_error_and_writes_nothing(
     server: StdioServer, store: dict[str, Any], embedder: LocalEmbedder
 ) -> None:
-    mine = server.ok("add_memory", text="The build server is called hopper")["memory"]["id"]
+    mine = server.ok("add_memory", text="The build server is called hopper")["id"]
     before = _snapshot(store["path"], embedder)
     assert "empty" in server.error("add_memory", text="")
     assert "empty" in server.error("add_memory", text="   \n ")
@@ -195,6 +203,6 @@ def test_a_read_key_gets_the_read_tools_only_and_its_own_scope(
     before = _snapshot(store["path"], embedder)
     assert "add_memory" in read_server.error("add_memory", text="A read key must not write this")
     assert "no memory" in read_server.error("get_memory", memory_id=store["other_id"])
-    listed = read_server.ok("list_memories", status="all")["memories"]
-    assert listed and all(m["user_id"] == "u1" for m in listed)
+    listed = read_server.ok("list_memories", status="all")["results"]
+    assert listed and store["other_id"] not in {m["id"] for m in listed}
     assert _snapshot(store["path"], embedder) == before

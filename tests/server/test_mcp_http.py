@@ -68,8 +68,8 @@ async def _calls(url: str, token: str, *calls: tuple[str, dict[str, Any]]) -> li
 async def test_each_request_acts_as_its_own_key(http_server: dict[str, Any]) -> None:
     url, tokens = http_server["url"], http_server["tokens"]
     (added,) = await _calls(url, tokens["u1_write"], ("add_memory", {"text": "Ada's cat is Io"}))
-    memory = structured(added)["memory"]
-    assert memory["user_id"] == "u1"
+    memory = structured(added)
+    assert memory["text"] == "Ada's cat is Io"
 
     got, hits, refused = await _calls(
         url,
@@ -90,6 +90,7 @@ async def test_each_request_acts_as_its_own_key(http_server: dict[str, Any]) -> 
     )
     assert read_add.is_error and "needs a write key" in text_of(read_add)
     assert structured(read_get)["status"] == "active"
+    assert structured(read_get)["user_id"] == "u1"
     with Memory(http_server["path"], read_only=True) as mem:
         assert [m.text for m in mem.list(user_id="u1")] == ["Ada's cat is Io"]
 

@@ -112,12 +112,21 @@ def test_search_returns_hits_with_scores(live: Live, alice: httpx.Client) -> Non
         "/v1/memories/search", json={"query": "which instrument does she play", "limit": 1}
     ).json()["results"]
     assert len(hits) == 1
-    assert hits[0]["memory"]["text"] == "Alice plays the cello."
-    assert -1 <= hits[0]["vector_score"] <= 1 and hits[0]["score"] > 0
+    assert hits[0]["text"] == "Alice plays the cello." and hits[0]["score"] > 0
+    assert list(hits[0]) == ["id", "text", "score", "created_at"]  # the one shape
+    asked = alice.post(
+        "/v1/memories/search",
+        json={"query": "instrument", "limit": 1, "fields": ["vector_score", "category"]},
+    ).json()["results"]
+    assert -1 <= asked[0]["vector_score"] <= 1 and asked[0]["category"] == "semantic"
+    every = alice.post("/v1/memories/search", json={"query": "cello", "fields": "all"})
+    assert {"user_id", "metadata", "status", "keyword_rank"} <= set(every.json()["results"][0])
+    wrong = alice.post("/v1/memories/search", json={"query": "cello", "fields": ["colour"]})
+    assert wrong.status_code == 422 and "colour" in wrong.json()["error"]["message"]
     keyword = alice.post(
         "/v1/memories/search", json={"query": "spiders", "mode": "keyword", "k": 5}
     ).json()["results"]
-    assert [h["memory"]["text"] for h in keyword] == ["Alice fears spiders."]
+    assert [h["text"] for h in keyword] == ["Alice fears spiders."]
 
 
 def test_delete_all_of_a_scope_and_its_undo(live: Live, alice: httpx.Client) -> None:

@@ -85,12 +85,14 @@ def test_listings_show_a_key_its_own_rows_only(world: World, user: str) -> None:
     assert admin.get("/v1/review/status").json()["queue"]["by_status"]["held"] >= 2
     assert "history" not in status["breaker"]
 
-    listed = client.get("/v1/memories", params={"status": "all"}).json()["results"]
-    assert me.memory_id in {m["id"] for m in listed}
-    assert {m["user_id"] for m in listed} == {user}
+    listed = client.get("/v1/memories", params={"status": "all", "fields": "user_id"})
+    assert me.memory_id in {m["id"] for m in listed.json()["results"]}
+    assert {m["user_id"] for m in listed.json()["results"]} == {user}
 
-    hits = client.post("/v1/memories/search", json={"query": "bees garden"}).json()["results"]
-    assert {h["memory"]["user_id"] for h in hits} == {user}
+    hits = client.post(
+        "/v1/memories/search", json={"query": "bees garden", "fields": ["user_id"]}
+    ).json()["results"]
+    assert {h["user_id"] for h in hits} == {user}
 
     chat = client.get(f"/v1/conversations/{SESSION}/messages").json()["messages"]
     assert [m["content"] for m in chat] == [me.message]

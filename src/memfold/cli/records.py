@@ -24,6 +24,7 @@ from memfold.cli.common import (
     read_text,
     scope_words,
 )
+from memfold.model import views
 
 
 @app.command()
@@ -97,10 +98,15 @@ def search(
         float | None, typer.Option(help="Drop hits whose cosine to the query is below this.")
     ] = None,
     offset: Annotated[int, typer.Option(help="Skip this many hits (pages of -k).")] = 0,
+    fields: Annotated[
+        str | None,
+        typer.Option(help='With --json: more fields of each hit, comma-separated, or "all".'),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Search one scope."""
     where = parse_json_object(filter_, "--filter")
+    shown = views.fields_of(fields, match=True)
     with open_existing(path) as mem:
         hits = mem.search(
             query,
@@ -116,12 +122,7 @@ def search(
             offset=offset,
         )
         if as_json:
-            render.print_json(
-                [
-                    {"score": h.score, "cosine": h.vector_score, "memory": h.memory.to_dict()}
-                    for h in hits
-                ]
-            )
+            render.print_json([views.hit(h, shown) for h in hits])
         elif not hits:
             scope = scope_words(mem, user, agent, session)
             bars = [f"the filter {filter_}"] if where is not None else []

@@ -7,8 +7,9 @@
 
 or in one call, ``dispatch(mem, name, arguments, user_id="alice")``.
 
-Five tools: ``memory_add``, ``memory_search``, ``memory_update``, ``memory_delete`` and
-``memory_undo``. The scope is bound by the caller, never chosen by the model: a tool
+Five tools, named, described and answered as ``memfold mcp``'s (tool_text, model/views):
+``add_memory``, ``search_memories``, ``update_memory``, ``delete_memory`` and
+``undo_change``. The scope is bound by the caller, never chosen by the model: a tool
 call can only see and change memories of that scope (an id from another scope reads as
 unknown). ``dispatch`` never raises for what a model can get wrong (an unknown tool,
 arguments that are not JSON or do not validate, an unknown id, a text the store
@@ -25,11 +26,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memfold.errors import MemfoldError
+from memfold.integrations.tool_text import DESCRIPTIONS
 from memfold.memory import Memory
-from memfold.model import MemoryRecord
-from memfold.policy.validate import clean_scope
+from memfold.model import LogEntry, MemoryRecord, views
+from memfold.policy.validate import INT64_MAX, clean_scope
 
 JSONResult = dict[str, Any]
+_WITH_STATUS = views.fields_of(["status"], match=False)
 
 
 class _Args(BaseModel):
@@ -37,44 +40,38 @@ class _Args(BaseModel):
 
 
 class AddArgs(_Args):
-    """Save one fact, preference or event worth remembering about the user."""
-
-    text: str = Field(min_length=1, description="The memory, one self-contained sentence.")
+    text: str = Field(min_length=1, description="One self-contained sentence.")
     importance: float = Field(0.5, ge=0.0, le=1.0, description="0 trivial .. 1 vital.")
+    metadata: dict[str, Any] | None = Field(None, description='e.g. {"topic": "work"}')
 
 
 class SearchArgs(_Args):
-    """Find memories relevant to a question or topic, best first."""
-
-    query: str = Field(min_length=1, description="What to look for, in plain words.")
-    k: int = Field(5, ge=1, le=20, description="How many memories to return.")
+    query: str = Field(min_length=1)
+    limit: int = Field(5, ge=1, le=20)
+    filters: dict[str, Any] | None = Field(None, description='e.g. {"topic": "work"}')
 
 
 class UpdateArgs(_Args):
-    """Rewrite a memory whose fact changed (keeps its history; undoable)."""
-
-    memory_id: str = Field(min_length=1, description="The id a search returned.")
-    text: str = Field(min_length=1, description="The corrected memory.")
+    memory_id: str = Field(min_length=1)
+    text: str | None = Field(None, min_length=1)
+    importance: float | None = Field(None, ge=0.0, le=1.0)
+    metadata: dict[str, Any] | None = Field(None, description='e.g. {"topic": "work"}')
 
 
 class DeleteArgs(_Args):
-    """Forget a memory that is wrong or no longer wanted (undoable)."""
-
-    memory_id: str = Field(min_length=1, description="The id a search returned.")
+    memory_id: str = Field(min_length=1)
 
 
 class UndoArgs(_Args):
-    """Undo the latest change to a memory (an update, a delete or a merge)."""
-
-    memory_id: str = Field(min_length=1, description="The id of the memory to restore.")
+    log_id: int = Field(ge=1, le=INT64_MAX, description="From a write tool.")
 
 
 _ARGS: dict[str, type[_Args]] = {
-    "memory_add": AddArgs,
-    "memory_search": SearchArgs,
-    "memory_update": UpdateArgs,
-    "memory_delete": DeleteArgs,
-    "memory_undo": UndoArgs,
+    "add_memory": AddArgs,
+    "search_memories": SearchArgs,
+    "update_memory": UpdateArgs,
+    "delete_memory": DeleteArgs,
+    "undo_change": UndoArgs,
 }
 
 
@@ -84,7 +81,6 @@ def tool_schemas() -> list[JSONResult]:
     for name, model in _ARGS.items():
         schema = model.model_json_schema()
         schema.pop("title", None)
-        schema.pop("description", None)
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
         out.append(
@@ -92,7 +88,7 @@ def tool_schemas() -> list[JSONResult]:
                 "type": "function",
                 "function": {
                     "name": name,
-                    "description": (model.__doc__ or "").strip(),
+                    "description": DESCRIPTIONS[name],
                     "parameters": schema,
                 },
             }
@@ -115,11 +111,11 @@ class MemoryTools:
         default = memory.settings.store.default_user_id
         self.scope = clean_scope(user_id, agent_id, session_id, default_user_id=default)
         self._run: dict[str, Callable[[Any], JSONResult]] = {
-            "memory_add": self._add,
-            "memory_search": self._search,
-            "memory_update": self._update,
-            "memory_delete": self._delete,
-            "memory_undo": self._undo,
+            "add_memory": self._add,
+            "search_memories": self._search,
+            "update_memory": self._update,
+            "delete_memory": self._delete,
+            "undo_change": self._undo,
         }
 
     def schemas(self) -> list[JSONResult]:
@@ -161,49 +157,74 @@ class MemoryTools:
             raise _Unknown(f"no memory {memory_id!r} in this scope")
         return record
 
+    def _mine_log(self, log_id: int) -> LogEntry:
+        """The log row, if every memory it names is in the bound scope."""
+        entry = self.memory.store.get_log(log_id)
+        ids = set() if entry is None else {*entry.input_ids, *entry.output_ids}
+        found = self.memory.store.get_memories(ids)
+        if entry is None or not found or any(r.scope != self.scope for r in found.values()):
+            raise _Unknown(f"no change {log_id} in this scope")
+        return entry
+
+    def _latest_log_id(self, memory_id: str) -> int | None:
+        rows = self.memory.history(memory_id)
+        return rows[-1].id if rows else None
+
     def _add(self, args: AddArgs) -> JSONResult:
         s = self.scope
         result = self.memory.add(
             args.text,
             importance=args.importance,
+            metadata=args.metadata,
             user_id=s.user_id,
             agent_id=s.agent_id,
             session_id=s.session_id,
         )
         action = "ADD" if result.decision is None else result.decision.action.value
-        return {"id": result.memory.id, "text": result.memory.text, "action": action}
+        return views.change(
+            result.memory, action=action, log_id=result.log_id, warnings=result.warnings
+        )
 
     def _search(self, args: SearchArgs) -> JSONResult:
         s = self.scope
         hits = self.memory.search(
-            args.query, k=args.k, user_id=s.user_id, agent_id=s.agent_id, session_id=s.session_id
+            args.query,
+            k=args.limit,
+            filters=args.filters,
+            user_id=s.user_id,
+            agent_id=s.agent_id,
+            session_id=s.session_id,
         )
-        return {
-            "results": [
-                {"id": h.memory.id, "text": h.memory.text, "score": round(h.score, 4)} for h in hits
-            ]
-        }
+        return {"results": [views.hit(h) for h in hits]}
 
     def _update(self, args: UpdateArgs) -> JSONResult:
         record = self._mine(args.memory_id)
-        updated = self.memory.update(record.id, text=args.text, reason="tool call")
-        return {"id": updated.id, "text": updated.text, "version": updated.version}
+        if args.text is None and args.importance is None and args.metadata is None:
+            return {"error": "give at least one of text, importance, metadata"}
+        updated = self.memory.update(
+            record.id,
+            text=args.text,
+            importance=args.importance,
+            metadata=args.metadata,
+            reason="tool call",
+        )
+        return views.change(updated, log_id=self._latest_log_id(updated.id))
 
     def _delete(self, args: DeleteArgs) -> JSONResult:
         record = self._mine(args.memory_id)
         deleted = self.memory.delete(record.id, reason="tool call")
-        return {"id": deleted.id, "status": deleted.status.value}
+        return views.change(deleted, log_id=self._latest_log_id(deleted.id))
 
     def _undo(self, args: UndoArgs) -> JSONResult:
-        record = self._mine(args.memory_id)
-        open_changes = [
-            e for e in self.memory.history(record.id) if e.undone_by is None and e.undoes is None
-        ]
-        if not open_changes:
-            return {"error": f"memory {record.id!r} has no change to undo"}
-        undone = self.memory.undo(open_changes[-1].id)
-        after = self.memory.get(record.id)
-        return {"id": after.id, "text": after.text, "status": after.status.value, "log": undone}
+        entry = self._mine_log(args.log_id)
+        written = self.memory.undo(entry.id)
+        touched = sorted({*entry.input_ids, *entry.output_ids})
+        now = self.memory.store.get_memories(touched)
+        return {
+            "undone": entry.id,
+            "log_ids": written,
+            "results": views.rows([now[i] for i in touched if i in now], _WITH_STATUS),
+        }
 
 
 def dispatch(

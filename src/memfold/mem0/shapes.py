@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from memfold.model import JSONDict, LogEntry, MemoryRecord, Status
+from memfold.model import JSONDict, LogEntry, MemoryRecord, Status, views
 
 #: mem0's answers to the calls that return a message rather than data.
 UPDATED = {"message": "Memory updated successfully!"}
@@ -66,8 +66,8 @@ def history(record: MemoryRecord, entries: Iterable[LogEntry]) -> list[JSONDict]
     text nor whether it is served (an importance change, a decay) are left out."""
     rows: list[JSONDict] = []
     for entry in entries:
-        before = _snapshot(entry.before, record.id)
-        after = _snapshot(entry.after, record.id)
+        before = views.snapshot(entry.before, record.id)
+        after = views.snapshot(entry.after, record.id)
         event = _event(before, after)
         if event is None:
             continue
@@ -78,14 +78,6 @@ def history(record: MemoryRecord, entries: Iterable[LogEntry]) -> list[JSONDict]
         now = {"text": record.text}
         rows.append(_row(record, f"{record.id}:0", None, now, "ADD", record.created_at))
     return rows
-
-
-def _snapshot(state: Mapping[str, Any], memory_id: str) -> Mapping[str, Any] | None:
-    memories = state.get("memories") if isinstance(state, Mapping) else None
-    if not isinstance(memories, Mapping):
-        return None
-    snap = memories.get(memory_id)
-    return snap if isinstance(snap, Mapping) else None
 
 
 def _live(snap: Mapping[str, Any] | None) -> bool:

@@ -4,6 +4,7 @@ records: memories, scopes, links, log entries and their enums; work: jobs, candi
 decisions, search hits, add results and review items.
 """
 
+from memfold.model import views
 from memfold.model.keys import ApiKey, Role
 from memfold.model.records import (
     Action,
@@ -71,4 +72,5 @@ __all__ = [
     "parse_time",
     "plain_words",
     "utcnow",
+    "views",
 ]

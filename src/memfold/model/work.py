@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from memfold.model import views
 from memfold.model.records import (
     Action,
     Area,
@@ -99,10 +100,25 @@ class Decision:
 
 @dataclass(slots=True)
 class SearchHit:
+    """One memory a search found, with its score (higher is better)."""
+
     memory: MemoryRecord
     score: float
     vector_score: float | None = None
     keyword_rank: int | None = None
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+    @property
+    def text(self) -> str:
+        return self.memory.text
+
+    def to_dict(self, fields: object = None) -> JSONDict:
+        """The shape every surface gives a hit (model/views.py): id, text, score and
+        created_at; ``fields``: other names, or "all"."""
+        return views.hit(self, views.fields_of(fields, match=True))
 
 
 @dataclass(slots=True)

@@ -27,9 +27,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from memfold.engine.keys import verify_key
 from memfold.errors import InvalidInput
+from memfold.integrations.tool_text import DESCRIPTIONS
 from memfold.memory import Memory
 from memfold.model import ApiKey, Role, utcnow
 from memfold.policy.validate import clean_id
+from memfold.server.mcp_lean import LeanMCPServer, compact_result
 from memfold.server.mcp_tools import MemoryTools
 
 Transport = Literal["stdio", "http"]
@@ -119,7 +121,7 @@ def build_server(
         # Resource-server mode only: no OAuth routes, just the bearer check.
         auth = AuthSettings(issuer_url=f"http://{_url_host(host)}:{port}", resource_server_url=None)
         verifier = StoreKeyVerifier(memory)
-    server: MCPServer = MCPServer(
+    server: MCPServer = LeanMCPServer(
         "memfold",
         instructions=INSTRUCTIONS,
         version=__version__,
@@ -132,7 +134,14 @@ def build_server(
     )
     tools = MemoryTools(memory, current)
     for fn in tools.tools(None if caller is None else caller.role):
-        server.add_tool(fn, annotations=tools.hints(fn.__name__), structured_output=True)
+        # No output schema (each says only "an object"); the result comes back as
+        # compact JSON text and as structured content (mcp_lean.compact_result).
+        server.add_tool(
+            compact_result(fn),
+            description=DESCRIPTIONS[fn.__name__],
+            annotations=tools.hints(fn.__name__),
+            structured_output=False,
+        )
     return server
 
 

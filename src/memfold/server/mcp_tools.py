@@ -21,35 +21,31 @@ from pydantic import BaseModel, Field
 from memfold.engine.review.runs import breaker_state
 from memfold.errors import InvalidInput, MemfoldError
 from memfold.memory import Memory
-from memfold.model import ApiKey, ConsolidateMode, MemoryRecord, Role, Scope
+from memfold.model import ApiKey, ConsolidateMode, MemoryRecord, Role, Scope, views
 from memfold.policy.validate import INT64_MAX, clean_scope
 from memfold.server.auth import may_see, owned_memory
 from memfold.server.visibility import log_visible, owned_log
 
 JSON = dict[str, Any]
+# Rows of memories that need not be active show their status.
+_WITH_STATUS = views.fields_of(["status"], match=False)
 P = ParamSpec("P")
 R = TypeVar("R")
 
-MemoryId = Annotated[
-    str,
-    Field(
-        description="The memory's full id, as add_memory, search_memories or list_memories gave it."
-    ),
-]
-Importance = Annotated[
-    float, Field(ge=0.0, le=1.0, description="How much it matters: 0 trivial .. 1 vital.")
-]
+# No description: the name says it, and five tools would repeat it in every tools/list.
+MemoryId = str
+Importance = Annotated[float, Field(ge=0.0, le=1.0, description="0 trivial .. 1 vital.")]
 Metadata = Annotated[
     dict[str, Any] | None,
-    Field(description='Optional JSON object stored with the memory, e.g. {"topic": "work"}.'),
+    Field(description='e.g. {"topic": "work"}'),
 ]
 
 
 class ChatMessage(BaseModel):
     """One message of a conversation."""
 
-    role: Literal["user", "assistant", "system"] = Field(description="Who wrote it.")
-    content: str = Field(description="What was said.")
+    role: Literal["user", "assistant", "system"]
+    content: str
 
 
 def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
@@ -83,12 +79,13 @@ class MemoryTools:
         self.caller = caller
 
     def hints(self, name: str) -> ToolAnnotations:
-        return ToolAnnotations(
-            read_only_hint=name in self.READ,
-            destructive_hint=name in ("delete_memory", "update_memory", "undo_change"),
-            idempotent_hint=name in self.READ,
-            open_world_hint=False,
-        )
+        """Only the hints that differ from MCP's defaults (not read-only, destructive,
+        not idempotent, open world): each costs every tools/list its characters."""
+        if name in self.READ:
+            return ToolAnnotations(read_only_hint=True, open_world_hint=False)
+        if name in ("add_memory", "add_messages"):
+            return ToolAnnotations(destructive_hint=False, open_world_hint=False)
+        return ToolAnnotations(open_world_hint=False)
 
     # --- who is calling ---------------------------------------------------------------
 
@@ -121,18 +118,11 @@ class MemoryTools:
     @tool_errors
     def add_memory(
         self,
-        text: Annotated[
-            str, Field(description="The memory: one self-contained fact, preference or event.")
-        ],
+        text: Annotated[str, Field(description="One self-contained sentence.")],
         importance: Importance = 0.5,
         metadata: Metadata = None,
     ) -> JSON:
-        """Save one thing worth remembering about the user or the task (a fact, a
-        preference, a decision, an event). Call it when the conversation reveals something
-        that should still be known in a later session; search first to avoid saving what is
-        already known. memfold consolidates it with similar memories (it may merge into or
-        update one). Returns the stored memory, what consolidation did (action: ADD, MERGE,
-        UPDATE, ... or null when decided later), the log id of that decision, and warnings."""
+        """One text through ``Memory.add`` in the caller's scope."""
         _, scope = self._key(Role.WRITE)
         result = self.memory.add(
             text,
@@ -146,30 +136,23 @@ class MemoryTools:
         # queue: null).
         stored_as_is = self.memory.mode in (ConsolidateMode.SYNC, ConsolidateMode.OFF)
         action = decision.action.value if decision else ("ADD" if stored_as_is else None)
-        return {
-            "memory": result.memory.to_dict(),
-            "action": action,
-            "decision": None if decision is None else decision.to_dict(),
-            "log_id": result.log_id,
-            "warnings": list(result.warnings),
-        }
+        return views.change(
+            result.memory, action=action, log_id=result.log_id, warnings=result.warnings
+        )
 
     @tool_errors
     def add_messages(
         self,
         messages: Annotated[
             list[ChatMessage],
-            Field(min_length=1, description="The conversation turns, oldest first."),
+            Field(min_length=1, description="Oldest first."),
         ],
         infer: Annotated[
             bool,
-            Field(description="true: extract the facts worth keeping; false: store each turn."),
+            Field(description="false: store each message as it is."),
         ] = True,
     ) -> JSON:
-        """Save what a conversation revealed: memfold extracts the facts worth keeping from
-        the messages (infer=true) and consolidates them. Call it at the end of an exchange
-        instead of several add_memory calls. Returns mem0-style results: one entry per
-        memory created or changed, with its id, text and event (ADD, UPDATE, DELETE, NONE)."""
+        """``Memory.add(messages=...)`` in the caller's scope."""
         _, scope = self._key(Role.WRITE)
         result = self.memory.add(
             messages=[m.model_dump() for m in messages],
@@ -177,21 +160,19 @@ class MemoryTools:
             user_id=scope.user_id,
             agent_id=scope.agent_id,
         )
-        return result.to_dict()
+        return {
+            "results": [{"id": e.id, "text": e.memory, "event": e.event} for e in result.results]
+        }
 
     @tool_errors
     def update_memory(
         self,
         memory_id: MemoryId,
-        text: Annotated[str | None, Field(description="The corrected text, if it changes.")] = None,
-        importance: Annotated[
-            float | None, Field(ge=0.0, le=1.0, description="A new importance, 0 .. 1.")
-        ] = None,
+        text: str | None = None,
+        importance: Annotated[float | None, Field(ge=0.0, le=1.0)] = None,
         metadata: Metadata = None,
     ) -> JSON:
-        """Correct a memory whose fact changed or was wrong (give at least one of text,
-        importance, metadata). The old version stays in its history and the change can be
-        undone. Returns the updated memory and the log id of the change."""
+        """``Memory.update`` of one of the caller's memories."""
         key, _ = self._key(Role.WRITE)
         record = owned_memory(key, self.memory, memory_id)
         if text is None and importance is None and metadata is None:
@@ -199,17 +180,15 @@ class MemoryTools:
         updated = self.memory.update(
             record.id, text=text, importance=importance, metadata=metadata, reason="mcp tool"
         )
-        return {"memory": updated.to_dict(), "log_id": self._latest_log_id(updated.id)}
+        return views.change(updated, log_id=self._latest_log_id(updated.id))
 
     @tool_errors
     def delete_memory(self, memory_id: MemoryId) -> JSON:
-        """Forget a memory that is wrong or no longer wanted. It is archived (no longer
-        found by search), not erased, and undo_change with the returned log id brings it
-        back. Returns the archived memory and the log id."""
+        """``Memory.delete`` (archive) of one of the caller's memories."""
         key, _ = self._key(Role.WRITE)
         record = owned_memory(key, self.memory, memory_id)
         deleted = self.memory.delete(record.id, reason="mcp tool")
-        return {"memory": deleted.to_dict(), "log_id": self._latest_log_id(deleted.id)}
+        return views.change(deleted, log_id=self._latest_log_id(deleted.id))
 
     @tool_errors
     def undo_change(
@@ -219,14 +198,11 @@ class MemoryTools:
             Field(
                 ge=1,
                 le=INT64_MAX,
-                description="The change's log id (from memory_history, or a write tool).",
+                description="From a write tool or memory_history.",
             ),
         ],
     ) -> JSON:
-        """Undo one logged change (an update, a delete, a merge or another consolidation
-        decision): the memories it touched return to their state before it. Call it when
-        a change was a mistake. A change that later changes built on is refused (undo those
-        first). Returns the ids of the undo's own log rows and the memories as they are now."""
+        """``Memory.undo`` of a log row the caller may see (no cascade)."""
         key, _ = self._key(Role.WRITE)
         entry = owned_log(key, self.memory, log_id)
         written = self.memory.undo(
@@ -237,7 +213,7 @@ class MemoryTools:
         return {
             "undone": entry.id,
             "log_ids": written,
-            "memories": [now[i].to_dict() for i in touched if i in now],
+            "results": views.rows([now[i] for i in touched if i in now], _WITH_STATUS),
         }
 
     # --- reading ------------------------------------------------------------------------
@@ -245,16 +221,13 @@ class MemoryTools:
     @tool_errors
     def search_memories(
         self,
-        query: Annotated[str, Field(description="What to look for, in plain words.")],
-        limit: Annotated[int, Field(ge=1, description="How many memories at most.")] = 5,
+        query: str,
+        limit: Annotated[int, Field(ge=1)] = 5,
         filters: Annotated[
-            dict[str, Any] | None,
-            Field(description='Optional metadata filter, e.g. {"topic": "work"}.'),
+            dict[str, Any] | None, Field(description='e.g. {"topic": "work"}')
         ] = None,
     ) -> JSON:
-        """Find the memories most relevant to a question or topic (meaning and keywords),
-        best first. Call it before answering anything that may depend on what is known about
-        the user, and before add_memory. Returns {"results": [memory + score]}."""
+        """``Memory.search`` of the caller's scope; hits in the one shape (model/views)."""
         _, scope = self._key(Role.READ)
         hits = self.memory.search(
             query,
@@ -263,28 +236,22 @@ class MemoryTools:
             user_id=scope.user_id,
             agent_id=scope.agent_id,
         )
-        return {"results": [{**h.memory.to_dict(), "score": round(h.score, 6)} for h in hits]}
+        return {"results": [views.hit(h) for h in hits]}
 
     @tool_errors
     def get_memory(self, memory_id: MemoryId) -> JSON:
-        """Read one memory by id, whatever its status (active, superseded, archived).
-        Returns the memory with every field."""
+        """The whole record (every field): what the lean shapes leave out."""
         key, _ = self._key(Role.READ)
         return owned_memory(key, self.memory, memory_id).to_dict()
 
     @tool_errors
     def list_memories(
         self,
-        limit: Annotated[int, Field(ge=1, description="Page size.")] = 50,
-        offset: Annotated[int, Field(ge=0, description="Memories to skip (paging).")] = 0,
-        status: Annotated[
-            Literal["active", "superseded", "archived", "expired", "all"],
-            Field(description="Which memories: active (default) or another status, or all."),
-        ] = "active",
+        limit: Annotated[int, Field(ge=1)] = 50,
+        offset: Annotated[int, Field(ge=0)] = 0,
+        status: Literal["active", "superseded", "archived", "expired", "all"] = "active",
     ) -> JSON:
-        """List the memories of this scope, oldest first, a page at a time. Call it to
-        review everything known rather than to answer a question (use search_memories for
-        that). Returns {"memories": [...], "offset", "limit"}."""
+        """``Memory.list`` of the caller's scope, in rows (model/views)."""
         _, scope = self._key(Role.READ)
         rows: list[MemoryRecord] = self.memory.list(
             user_id=scope.user_id,
@@ -293,19 +260,20 @@ class MemoryTools:
             limit=self._page(limit),
             offset=offset,
         )
-        return {"memories": [r.to_dict() for r in rows], "offset": offset, "limit": limit}
+        size = self._page(limit)
+        more = len(rows) == size
+        shown = None if status == "active" else _WITH_STATUS
+        return {"results": views.rows(rows, shown), "next_offset": offset + size if more else None}
 
     @tool_errors
     def memory_history(self, memory_id: MemoryId) -> JSON:
-        """Every logged change of one memory, oldest first: its creation, edits, merges,
-        deletes and undos, each with the state before and after and its log id (for
-        undo_change). Call it to see why a memory reads as it does."""
+        """The log rows the caller may see, each as the text before and after."""
         key, _ = self._key(Role.READ)
         record = owned_memory(key, self.memory, memory_id)
         return {
-            "memory_id": record.id,
+            "id": record.id,
             "changes": [
-                e.to_dict()
+                views.log_change(e, record.id)
                 for e in self.memory.history(record.id)
                 if log_visible(key, self.memory, e)  # a row naming another scope is not shown
             ],
@@ -313,9 +281,7 @@ class MemoryTools:
 
     @tool_errors
     def review_status(self) -> JSON:
-        """What waits for a person in this scope: merges held back for review and
-        contradictions between memories, plus whether the review breaker is open (automatic
-        merges paused). Call it before relying on memories that may contradict each other."""
+        """The caller's held and to-review queue items and the breaker."""
         key, _ = self._key(Role.READ)
         items = self.memory.store.queue_items(statuses=["held", "review"])
         mine = [it for it in items if may_see(key, Scope.from_key(it.scope_key))]

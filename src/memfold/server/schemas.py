@@ -78,6 +78,9 @@ class SearchRequest(ScopeFields):
     filters: JSONObject | None = None
     threshold: float | None = None
     offset: int = 0
+    fields: list[str] | str | None = Field(
+        None, description='more fields of each hit by name (metadata, category...), or "all"'
+    )
 
 
 class FeedbackRequest(Body):

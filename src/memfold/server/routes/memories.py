@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from memfold.errors import InvalidInput
-from memfold.model import AddResult, JSONDict
+from memfold.model import AddResult, JSONDict, views
 from memfold.server.auth import MemoryDep, owned_memory, request_scope
 from memfold.server.routes.deps import Count, ReadKey, WriteKey, json_query, page_size
 from memfold.server.schemas import AddRequest, FeedbackRequest, UpdateRequest, message_dicts
@@ -54,7 +54,7 @@ def add_memory(body: AddRequest, key: WriteKey, memory: MemoryDep) -> JSONDict:
     return add_result_dict(memory.add(body.text, **options))  # type: ignore[arg-type]
 
 
-@router.get("", summary="List the memories of a scope, oldest first")
+@router.get("", summary="List the memories of a scope, oldest first (id, text, created_at)")
 def list_memories(
     key: ReadKey,
     memory: MemoryDep,
@@ -66,9 +66,13 @@ def list_memories(
     limit: Annotated[int, Query()] = 100,
     offset: Count = 0,
     filters: Annotated[str | None, Query(description="metadata filter as JSON")] = None,
+    fields: Annotated[
+        str | None, Query(description='more fields by name, comma-separated, or "all"')
+    ] = None,
 ) -> JSONDict:
     scope = request_scope(key, memory, user_id, agent_id, session_id)
     size = page_size(memory, limit)
+    shown = views.fields_of(fields, match=False)
     records = memory.list(
         user_id=scope.user_id,
         agent_id=scope.agent_id,
@@ -81,7 +85,7 @@ def list_memories(
     )
     more = len(records) == size
     return {
-        "results": [r.to_dict() for r in records],
+        "results": views.rows(records, shown),
         "next_offset": offset + size if more else None,
     }
 

@@ -1,10 +1,11 @@
-"""``POST /v1/memories/search``: hybrid search in one scope (mem0's search route)."""
+"""``POST /v1/memories/search``: hybrid search in one scope. Hits in the one shape
+(model/views.py): id, text, score, created_at, and the ``fields`` asked for."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
-from memfold.model import JSONDict, SearchHit
+from memfold.model import JSONDict, views
 from memfold.server.auth import MemoryDep, request_scope
 from memfold.server.routes.deps import ReadKey
 from memfold.server.schemas import SearchRequest
@@ -12,18 +13,10 @@ from memfold.server.schemas import SearchRequest
 router = APIRouter(prefix="/memories", tags=["memories"])
 
 
-def hit_dict(hit: SearchHit) -> JSONDict:
-    return {
-        "memory": hit.memory.to_dict(),
-        "score": hit.score,
-        "vector_score": hit.vector_score,
-        "keyword_rank": hit.keyword_rank,
-    }
-
-
 @router.post("/search", summary="Search one scope (hybrid, vector or keyword)")
 def search_memories(body: SearchRequest, key: ReadKey, memory: MemoryDep) -> JSONDict:
     scope = request_scope(key, memory, body.user_id, body.agent_id, body.session_id)
+    fields = views.fields_of(body.fields, match=True)
     hits = memory.search(
         body.query,
         user_id=scope.user_id,
@@ -37,4 +30,4 @@ def search_memories(body: SearchRequest, key: ReadKey, memory: MemoryDep) -> JSO
         threshold=body.threshold,
         offset=body.offset,
     )
-    return {"results": [hit_dict(h) for h in hits]}
+    return {"results": [views.hit(h, fields) for h in hits]}
