@@ -178,7 +178,11 @@ def test_query_search_ranks_by_meaning_with_cosine_scores(memfold_store: Memfold
     own = memfold_store.memory.search(
         "what food allergy does Dana have?", user_id="users/dana", agent_id="langgraph"
     )
-    assert [h.key for h in hits] == [h.memory.metadata["_lg_key"] for h in own]  # its ranking
+    # memfold's hybrid hits, ordered by their cosine to the query (LangGraph's score)
+    cosine = {h.memory.metadata["_lg_key"]: h.vector_score for h in own}
+    assert [(h.key, h.score) for h in hits] == sorted(
+        cosine.items(), key=lambda kv: -(kv[1] or 0.0)
+    )
     both = memfold_store.search(("users",), query="peanut or shellfish allergy", limit=2)
     assert {h.namespace for h in both} == {("users", "dana"), ("users", "eve")}
 
@@ -201,7 +205,7 @@ def test_index_paths_choose_the_text_that_is_searched(memfold_store: MemfoldStor
     value = {"title": "Weekend in Paris", "notes": {"food": "croissants"}, "text": "ignored"}
     memfold_store.put(ns, "t", value, index=["title", "notes.food"])
     memfold_store.put(ns, "u", {"text": "plain text field"})
-    memfold_store.put(ns, "v", {"text": "kept as is"}, index=False)
+    memfold_store.put(ns, "v", {"text": "kept as is"}, index=False)  # stored, not ranked
     texts = {
         r.metadata["_lg_key"]: r.text
         for r in memfold_store.memory.list(user_id="trips", agent_id="langgraph")

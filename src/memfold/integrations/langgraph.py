@@ -1,18 +1,18 @@
 """memfold as a LangGraph store: ``MemfoldStore(Memory(...))`` is a ``BaseStore``.
 
-Namespaces map to scopes and items to memories (see ``lg_mapping``). Items are stored
-unjudged (``add_many(consolidate=False)``): two keys never fold into one on save, so an
-item put under a key stays gettable by that key until it is put again or deleted
-(LangGraph's contract). Search, the log and undo work on them as on any memory; a batch
-review run over a LangGraph scope could still merge two items, and the key of a merged
-item then reads as deleted (undo brings it back). A put on an existing key edits that
-memory (logged, undoable) or, when the new value drops keys, archives it and stores the
-new value; a delete archives it (``memfold undo`` brings it back).
+Namespaces map to scopes and items to memories (lg_mapping). By default items are
+stored unjudged (``add_many(consolidate=False)``): two keys never fold into one on
+save, so an item put under a key stays gettable by that key until it is put again or
+deleted (LangGraph's contract). ``consolidate=True`` judges each new item as
+``Memory.add`` does: a duplicate, restatement or superseded fact then folds into
+another item, and its key reads as deleted (``memfold undo`` brings it back). A put
+on an existing key edits that memory (logged, undoable) or, when the new value drops
+keys or its expiry moves, archives it and stores the new value; a delete archives it.
 
 A batch runs as LangGraph's own stores run one: its reads (get, search, list) see the
 store as it was before the batch, then its puts apply, the last put of a key winning.
-A put's ``index`` list (JSON paths, LangGraph's syntax) picks the text that is embedded
-for that item; ``index=False`` still embeds it (every memory has a vector).
+What an item is indexed on and how a query scores it: lg_fields and lg_search; the
+time to live: lg_ttl; filters: lg_filters.
 
     from memfold import Memory
     from memfold.integrations.langgraph import MemfoldStore
@@ -25,13 +25,17 @@ for that item; ``index=False`` still embeds it (every memory has a vector).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from memfold.errors import InvalidInput, MissingExtra
+from memfold.integrations import lg_fields, lg_filters, lg_search, lg_ttl
 from memfold.integrations import lg_mapping as lg
+from memfold.integrations.lg_config import MemfoldStoreConfig
+from memfold.integrations.lg_embed import LangChainEmbedder
 from memfold.memory import Memory
 from memfold.model import MemoryRecord
 from memfold.policy.validate import clean_metadata
@@ -47,36 +51,69 @@ try:
         Result,
         SearchItem,
         SearchOp,
+        TTLConfig,
     )
-    from langgraph.store.base.embed import get_text_at_path
 except ImportError as exc:  # langgraph comes with memfold[langgraph] only
     raise MissingExtra("langgraph", "the LangGraph store", exc.name or "langgraph") from None
 
-__all__ = ["MemfoldStore"]
+__all__ = ["MemfoldStore", "MemfoldStoreConfig"]
 
 
 class MemfoldStore(BaseStore):
     """A LangGraph ``BaseStore`` over a memfold ``Memory`` (its file, model and settings).
 
-    ``text_fields``: the value fields whose string is embedded and searched, first
-    found wins (else the whole value as JSON). The async methods run the same
-    operations in a worker thread; one lock keeps them in order.
+    ``fields``: LangGraph's index fields, the JSON paths an item is indexed on when its
+    put names none (each path's text a field; None: one field, the first of
+    ``text_fields`` holding a string, else the value as JSON). ``consolidate``: judge
+    new items as ``Memory.add`` does (see the module doc). ``ttl``: LangGraph's
+    ``TTLConfig`` (``default_ttl`` minutes, ``omit_expired``,
+    ``sweep_interval_minutes``; lg_ttl). ``config``: re-ranking, caching and sweeping
+    settings (``MemfoldStoreConfig``). The async methods run the same operations in a
+    worker thread; one lock keeps them in order.
     """
 
-    __slots__ = ("_lock", "memory", "text_fields")
+    supports_ttl = True
 
     def __init__(
-        self, memory: Memory, *, text_fields: Sequence[str] = lg.DEFAULT_TEXT_FIELDS
+        self,
+        memory: Memory,
+        *,
+        text_fields: Sequence[str] = lg.DEFAULT_TEXT_FIELDS,
+        fields: Sequence[str] | None = None,
+        consolidate: bool = False,
+        ttl: TTLConfig | None = None,
+        config: MemfoldStoreConfig | None = None,
     ) -> None:
+        if isinstance(fields, str):
+            fields = [fields]
         self.memory = memory
         self.text_fields = tuple(text_fields)
-        self._lock = threading.Lock()
+        self.fields = None if fields is None else tuple(fields)
+        self.consolidate = bool(consolidate)
+        self.ttl_config = ttl
+        self.config = config or MemfoldStoreConfig()
+        self._vectors = lg_fields.FieldVectors(memory.ctx.embedder, self.config.field_vector_cache)
+        self._lock = threading.RLock()
+        self._sweeper = lg_ttl.Sweeper(self._sweep)
+
+    @property
+    def index_config(self) -> dict[str, Any]:
+        """The index as LangGraph's stores report theirs (``IndexConfig``): the memory's
+        embedder (a ``LangChainEmbedder``: its LangChain embeddings), its dimension and
+        the store's ``fields`` (None: the first of ``text_fields``)."""
+        embedder = self.memory.ctx.embedder
+        return {
+            "dims": embedder.dim,
+            "embed": embedder.embeddings if isinstance(embedder, LangChainEmbedder) else embedder,
+            "fields": None if self.fields is None else list(self.fields),
+        }
 
     # --- BaseStore -------------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Reads first, on the store as it was; then the puts, the last of a key wins."""
         with self._lock:
+            now = self.memory.ctx.clock()
             results: list[Result] = []
             puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
             for op in ops:
@@ -85,24 +122,66 @@ class MemfoldStore(BaseStore):
                     puts[(op.namespace, op.key)] = op
                     results.append(None)
                 else:
-                    results.append(self._read(op))
+                    results.append(self._read(op, now))
             for op in puts.values():
-                self._put(op)
+                self._put(op, now)
             return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
-    def _read(self, op: Op) -> Result:
+    def _read(self, op: Op, now: datetime) -> Result:
         if isinstance(op, GetOp):
-            return self._get(op.namespace, op.key)
+            return self._get(op.namespace, op.key, now)
         if isinstance(op, SearchOp):
-            return self._search(op)
+            return self._search(op, now)
         if isinstance(op, ListNamespacesOp):
             return self._list_namespaces(op)
         raise TypeError(f"unknown store operation {type(op).__name__}")
 
+    # --- TTL (LangGraph's SqliteStore/PostgresStore names) -----------------------
+
+    def sweep_ttl(self) -> int:
+        """Delete (archive, undoably) every item whose TTL has passed; how many."""
+        return self._sweep()
+
+    async def asweep_ttl(self) -> int:
+        return await asyncio.to_thread(self._sweep)
+
+    def _sweep(self) -> int:
+        with self._lock:
+            now = self.memory.ctx.clock()
+            swept = 0
+            for namespace, active in self._namespaces():
+                if active == 0:
+                    continue
+                for record in self._records(namespace):
+                    if lg_ttl.is_expired(record, now):
+                        key = record.metadata.get(lg.KEY_FIELD)
+                        self.memory.delete(record.id, reason=f"langgraph ttl of key {key!r}")
+                        swept += 1
+            return swept
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Sweep every ``sweep_interval_minutes`` (else the TTL config's, else
+        ``config.sweep_interval_minutes``) in a daemon thread until stopped."""
+        interval = (
+            sweep_interval_minutes
+            or (self.ttl_config or {}).get("sweep_interval_minutes")
+            or self.config.sweep_interval_minutes
+        )
+        return self._sweeper.start(float(interval))
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper; False if it was still sweeping after ``timeout`` seconds."""
+        return self._sweeper.stop(timeout)
+
     # --- operations ------------------------------------------------------------
+
+    def _records(self, namespace: tuple[str, ...]) -> list[MemoryRecord]:
+        return self.memory.list(user_id=lg.scope_of(namespace), agent_id=lg.AGENT_ID, limit=None)
 
     def _record(self, namespace: tuple[str, ...], key: str) -> MemoryRecord | None:
         found = self.memory.list(
@@ -113,11 +192,17 @@ class MemfoldStore(BaseStore):
         )
         return found[0] if found else None
 
-    def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
-        record = self._record(namespace, key)
-        return None if record is None else _item(Item, record, namespace)
+    def _visible(self, record: MemoryRecord, now: datetime) -> bool:
+        omit = bool((self.ttl_config or {}).get("omit_expired"))
+        return not (omit and lg_ttl.is_expired(record, now))
 
-    def _put(self, op: PutOp) -> None:
+    def _get(self, namespace: tuple[str, ...], key: str, now: datetime) -> Item | None:
+        record = self._record(namespace, key)
+        if record is None or not self._visible(record, now):
+            return None
+        return _item(record, namespace)
+
+    def _put(self, op: PutOp, now: datetime) -> None:
         namespace, key, value = op.namespace, op.key, op.value
         old = self._record(namespace, key)
         if value is None:
@@ -133,32 +218,33 @@ class MemfoldStore(BaseStore):
             max_bytes=cfg.max_metadata_bytes,
             what="the item value",
         )
-        text = self._text(value, op.index)
-        if old is not None and set(old.metadata) <= set(metadata):
-            # every old key is set again, so the merged metadata is exactly the new value
-            self.memory.update(old.id, text=text, metadata=metadata, reason="langgraph put")
+        index = lg_fields.plan(value, op.index, self.fields, self.text_fields)
+        if index.marker is not None:
+            metadata[lg.INDEX_FIELD] = index.marker
+        expires_at = lg_ttl.expiry(now, op.ttl)
+        self._vectors.warm(index.texts)
+        if (
+            old is not None
+            and set(old.metadata) <= set(metadata)  # so the merged metadata is the new value
+            and old.expires_at is None
+            and expires_at is None
+        ):
+            self.memory.update(old.id, text=index.text, metadata=metadata, reason="langgraph put")
             return
-        created_at: datetime | None = None
-        if old is not None:
-            created_at = old.created_at
-            self.memory.delete(old.id, reason=f"langgraph put replaced key {key!r}")
         item: dict[str, Any] = {
-            "text": text,
+            "text": index.text,
             "user_id": lg.scope_of(namespace),
             "agent_id": lg.AGENT_ID,
             "metadata": metadata,
         }
-        if created_at is not None:
-            item["created_at"] = created_at
-        self.memory.add_many([item], consolidate=False)
-
-    def _text(self, value: Mapping[str, Any], index: Literal[False] | list[str] | None) -> str:
-        """The text embedded for an item: at the put's ``index`` paths, else a text field."""
-        if index:
-            found = [t for path in index for t in get_text_at_path(value, path) if t.strip()]
-            if found:
-                return "\n".join(found)
-        return lg.text_of(value, self.text_fields)
+        if old is not None:
+            item["created_at"] = old.created_at
+        if expires_at is not None:
+            item["expires_at"] = expires_at
+        # only a new key is judged: a put on an existing key is an edit, never folded
+        self.memory.add_many([item], consolidate=self.consolidate and old is None)
+        if old is not None:  # archived once the new value is stored: a refused put keeps it
+            self.memory.delete(old.id, reason=f"langgraph put replaced key {key!r}")
 
     def _namespaces(self) -> list[tuple[tuple[str, ...], int]]:
         """Every namespace that ever held an item, with its count of active items
@@ -170,60 +256,26 @@ class MemfoldStore(BaseStore):
             if s.user_id is not None and s.session_id is None
         )
 
-    def _search(self, op: SearchOp) -> list[SearchItem]:
+    def _search(self, op: SearchOp, now: datetime) -> list[SearchItem]:
         if op.limit < 0 or op.offset < 0:
             raise InvalidInput(f"limit and offset must be >= 0, got {op.limit} and {op.offset}")
+        pushed, after = lg_filters.split_filter(op.filter)
         if op.limit == 0:
             return []
         prefix = tuple(op.namespace_prefix)
-        pushed, after = lg.split_filter(op.filter)
-        wanted = op.offset + op.limit
-        found: list[tuple[float | None, MemoryRecord, tuple[str, ...]]] = []
         targets = [
             (namespace, active)
             for namespace, active in self._namespaces()
             if namespace[: len(prefix)] == prefix and active > 0
         ]
-        if op.query and len(targets) == 1 and not after:
-            # one namespace: memfold's own pages (each reordered newer-first within
-            # itself), so that offsets 0 and 2 never show the same items
-            ((namespace, _),) = targets
-            hits = self.memory.search(
-                op.query,
-                user_id=lg.scope_of(namespace),
-                agent_id=lg.AGENT_ID,
-                k=op.limit,
-                offset=op.offset,
-                filters=pushed or None,
-            )
-            return [
-                _item(SearchItem, h.memory, namespace, _score(h.vector_score, h.score))
-                for h in hits
-            ]
-        for namespace, active in targets:
-            user_id, agent_id = lg.scope_of(namespace), lg.AGENT_ID
-            if op.query:
-                # terms checked afterwards need every candidate; the rest only the top
-                k = active if after else min(wanted, active)
-                hits = self.memory.search(
-                    op.query, user_id=user_id, agent_id=agent_id, k=k, filters=pushed or None
-                )
-                found += [(_score(h.vector_score, h.score), h.memory, namespace) for h in hits]
-            else:
-                records = self.memory.list(
-                    user_id=user_id, agent_id=agent_id, filters=pushed or None, limit=None
-                )
-                found += [(None, r, namespace) for r in records]
-        found = [f for f in found if _matches_after(f[1], after)]
-        if op.query:
-            # one namespace keeps memfold's ranking (fused, newer first on one topic);
-            # hits of several are merged by their cosine to the query
-            if len({f[2] for f in found}) > 1:
-                found.sort(key=lambda f: -(f[0] or 0.0))
-        else:
-            found.sort(key=lambda f: f[1].updated_at, reverse=True)
-        page = found[op.offset : op.offset + op.limit]
-        return [_item(SearchItem, record, ns, score) for score, record, ns in page]
+        query = lg_search.Query(op.query, pushed, bool(after), op.limit, op.offset)
+
+        def keep(record: MemoryRecord) -> bool:
+            value = lg.value_of(record.metadata)
+            return lg_filters.matches(value, after) and self._visible(record, now)
+
+        found = lg_search.search(self.memory, self._vectors, self.config, query, targets, keep)
+        return [_search_item(record, ns, score) for score, record, ns in found]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         out: set[tuple[str, ...]] = set()
@@ -235,25 +287,21 @@ class MemfoldStore(BaseStore):
         return sorted(out)[op.offset : op.offset + op.limit]
 
 
-def _score(vector_score: float | None, fused: float) -> float:
-    return float(vector_score) if vector_score is not None else float(fused)
-
-
-def _matches_after(record: MemoryRecord, after: dict[str, Any]) -> bool:
-    value = record.metadata
-    return all(lg.value_matches(value.get(k), want) for k, want in after.items())
-
-
-def _item(
-    kind: Any, record: MemoryRecord, namespace: tuple[str, ...], score: float | None = None
-) -> Any:
-    fields: dict[str, Any] = {
+def _fields(record: MemoryRecord, namespace: tuple[str, ...]) -> dict[str, Any]:
+    return {
         "value": lg.value_of(record.metadata),
         "key": str(record.metadata[lg.KEY_FIELD]),
         "namespace": namespace,
         "created_at": record.created_at,
         "updated_at": record.updated_at,
     }
-    if kind is SearchItem:
-        fields["score"] = score
-    return kind(**fields)
+
+
+def _item(record: MemoryRecord, namespace: tuple[str, ...]) -> Item:
+    return Item(**_fields(record, namespace))
+
+
+def _search_item(
+    record: MemoryRecord, namespace: tuple[str, ...], score: float | None
+) -> SearchItem:
+    return SearchItem(**_fields(record, namespace), score=score)

@@ -3,15 +3,12 @@
 - A namespace is a scope: ``agent_id = "langgraph"`` and ``user_id`` = the namespace
   labels joined by ``/`` (a label holding ``/`` is refused: the mapping must be
   reversible). So memories of different namespaces never meet in consolidation.
-- An item is one memory: its text is the value's text field (the first of
-  ``text_fields`` that holds a string) or, failing that, the value as sorted JSON; its
-  metadata is the value's own keys plus ``_lg_key`` (the item key). Keys starting with
-  ``_lg_`` are reserved.
-- A LangGraph filter (a key -> value or ``{"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": v}``)
-  is memfold's filter syntax for top-level keys with scalar operands, so those terms run
-  in memfold before the top-k. The rest (a nested-dict or list value, an operator on a
-  list or dict) is checked here (``value_matches``) afterwards, as LangGraph's
-  in-memory store matches it.
+- An item is one memory: its text is what the item is indexed on (lg_fields) or, for
+  an item not indexed, the value's text field (the first of ``text_fields`` that holds
+  a string) or the value as sorted JSON; its metadata is the value's own keys plus the
+  reserved ``_lg_key`` (the item key) and, when the put chose its indexed fields or
+  turned indexing off, ``_lg_index`` (the JSON paths, or False). Keys starting with
+  ``_lg_`` are reserved. Filters are lg_filters.
 """
 
 from __future__ import annotations
@@ -21,14 +18,28 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memfold.errors import InvalidInput
+from memfold.integrations.lg_filters import RESERVED_PREFIX
 
 AGENT_ID = "langgraph"
 SEPARATOR = "/"
 KEY_FIELD = "_lg_key"
-RESERVED_PREFIX = "_lg_"
+INDEX_FIELD = "_lg_index"
 DEFAULT_TEXT_FIELDS = ("text", "content", "memory", "data")
-_RANGE = frozenset({"$gt", "$gte", "$lt", "$lte"})
-_OPERATORS = frozenset({"$eq", "$ne"}) | _RANGE
+
+__all__ = [
+    "AGENT_ID",
+    "DEFAULT_TEXT_FIELDS",
+    "INDEX_FIELD",
+    "KEY_FIELD",
+    "RESERVED_PREFIX",
+    "SEPARATOR",
+    "metadata_of",
+    "namespace_matches",
+    "namespace_of",
+    "scope_of",
+    "text_of",
+    "value_of",
+]
 
 
 def scope_of(namespace: Sequence[str]) -> str:
@@ -48,7 +59,7 @@ def namespace_of(user_id: str) -> tuple[str, ...]:
 
 
 def text_of(value: Mapping[str, Any], text_fields: Sequence[str]) -> str:
-    """What is embedded and searched: a text field, else the whole value as JSON."""
+    """The value's text field, else the whole value as JSON."""
     for name in text_fields:
         field = value.get(name)
         if isinstance(field, str) and field.strip():
@@ -57,6 +68,7 @@ def text_of(value: Mapping[str, Any], text_fields: Sequence[str]) -> str:
 
 
 def metadata_of(key: str, value: Mapping[str, Any]) -> dict[str, Any]:
+    """The memory's metadata: the value and the key (the put adds ``_lg_index``)."""
     if not isinstance(key, str) or not key:
         raise InvalidInput(f"an item key must be a non-empty string, got {key!r}")
     if not isinstance(value, Mapping):
@@ -69,77 +81,6 @@ def metadata_of(key: str, value: Mapping[str, Any]) -> dict[str, Any]:
 
 def value_of(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in metadata.items() if not k.startswith(RESERVED_PREFIX)}
-
-
-def split_filter(flt: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the part memfold's filters can run, the part checked afterwards)."""
-    pushed: dict[str, Any] = {}
-    after: dict[str, Any] = {}
-    for key, want in (flt or {}).items():
-        if str(key).startswith(RESERVED_PREFIX):
-            raise InvalidInput(f"filter key {key!r} is reserved")
-        if isinstance(want, Mapping) and any(str(k).startswith("$") for k in want):
-            unknown = sorted(str(k) for k in want if k not in _OPERATORS)
-            if unknown:
-                known = ", ".join(sorted(_OPERATORS))
-                raise InvalidInput(f"unsupported filter operator {unknown} (known: {known})")
-        if _pushable(want):
-            pushed[key] = want
-        else:
-            after[key] = want
-    return pushed, after
-
-
-def _scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float)
-
-
-def _pushable(want: Any) -> bool:
-    """Whether memfold's metadata filter means the same for this term."""
-    if not isinstance(want, Mapping):
-        return _scalar(want)
-    if not want or not set(want) <= _OPERATORS:
-        return False  # a nested-dict match ({} matches any dict value)
-    for op, operand in want.items():
-        if not _scalar(operand):
-            return False
-        if op in _RANGE and (operand is None or isinstance(operand, bool | str)):
-            return False
-    return True
-
-
-def value_matches(value: Any, want: Any) -> bool:
-    """LangGraph's match of one filter term: operators, dicts by their keys, lists in
-    order, else equality. An ordering operator on a value that is not a number is
-    False (LangGraph's in-memory store raises there)."""
-    if isinstance(want, Mapping):
-        if any(str(k).startswith("$") for k in want):
-            return all(_apply(value, str(op), operand) for op, operand in want.items())
-        return isinstance(value, Mapping) and all(
-            value_matches(value.get(k), v) for k, v in want.items()
-        )
-    if isinstance(want, list | tuple):
-        return (
-            isinstance(value, list | tuple)
-            and len(value) == len(want)
-            and all(value_matches(a, b) for a, b in zip(value, want, strict=True))
-        )
-    return bool(value == want)
-
-
-def _apply(value: Any, op: str, operand: Any) -> bool:
-    if op == "$eq":
-        return bool(value == operand)
-    if op == "$ne":
-        return bool(value != operand)
-    if not (_number(value) and _number(operand)):
-        return False
-    a, b = float(value), float(operand)
-    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def namespace_matches(namespace: tuple[str, ...], kind: str, path: Sequence[str]) -> bool:
