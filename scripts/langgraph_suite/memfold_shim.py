@@ -31,7 +31,7 @@ from langgraph.store.base.embed import ensure_embeddings
 from memfold import Memory
 from memfold.embed.base import Embedder
 from memfold.integrations.langgraph import MemfoldStore
-from memfold.integrations.lg_embed import LangChainEmbedder
+from memfold.integrations.langgraph.embed import LangChainEmbedder
 
 # The names LangGraph's store test modules build their stores by.
 REPLACED = ("InMemoryStore", "SqliteStore", "AsyncSqliteStore")

@@ -24,7 +24,7 @@ from langgraph.store.base import (
 from memfold.embed.local import LocalEmbedder
 from memfold.errors import InvalidInput
 from memfold.integrations.langgraph import MemfoldStore
-from memfold.integrations.lg_config import MemfoldStoreConfig
+from memfold.integrations.langgraph.config import MemfoldStoreConfig
 from memfold.memory import Memory
 from memfold.model import Status, utcnow
 

@@ -18,9 +18,9 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from memfold.errors import InvalidInput
 from memfold.integrations.langgraph import MemfoldStore
-from memfold.integrations.lg_config import MemfoldStoreConfig
-from memfold.integrations.lg_embed import LangChainEmbedder
-from memfold.integrations.lg_filters import split_filter
+from memfold.integrations.langgraph.config import MemfoldStoreConfig
+from memfold.integrations.langgraph.embed import LangChainEmbedder
+from memfold.integrations.langgraph.filters import split_filter
 from memfold.memory import Memory
 
 DIMS = 64

@@ -5,7 +5,7 @@ With a query, each namespace under the prefix gives its candidates: memfold's hy
 search (vector plus keywords) over its indexed items, the filter terms memfold can run
 applied before the top-k, ``MemfoldStoreConfig.rerank_pool`` hits deep (every hit the
 scan allows when terms are checked afterwards). Each candidate is scored as LangGraph
-scores it, the best cosine of one of its indexed fields to the query (lg_fields), and
+scores it, the best cosine of one of its indexed fields to the query (fields), and
 all namespaces' candidates are ordered by that score, so scores fall page after page.
 Items not indexed (``index=False``) follow the ranked ones, with no score. Only the
 hits a page returns count as retrieved in memfold's access statistics.
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from memfold.engine.search import search as hybrid_search
-from memfold.integrations import lg_fields
-from memfold.integrations import lg_mapping as lg
-from memfold.integrations.lg_config import MemfoldStoreConfig
+from memfold.integrations.langgraph import fields as lg_fields
+from memfold.integrations.langgraph import mapping as lg
+from memfold.integrations.langgraph.config import MemfoldStoreConfig
 from memfold.memory import Memory
 from memfold.model import MemoryRecord, SearchHit
 from memfold.policy import filters as metadata_filters

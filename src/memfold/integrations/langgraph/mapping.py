@@ -3,12 +3,12 @@
 - A namespace is a scope: ``agent_id = "langgraph"`` and ``user_id`` = the namespace
   labels joined by ``/`` (a label holding ``/`` is refused: the mapping must be
   reversible). So memories of different namespaces never meet in consolidation.
-- An item is one memory: its text is what the item is indexed on (lg_fields) or, for
+- An item is one memory: its text is what the item is indexed on (fields) or, for
   an item not indexed, the value's text field (the first of ``text_fields`` that holds
   a string) or the value as sorted JSON; its metadata is the value's own keys plus the
   reserved ``_lg_key`` (the item key) and, when the put chose its indexed fields or
   turned indexing off, ``_lg_index`` (the JSON paths, or False). Keys starting with
-  ``_lg_`` are reserved. Filters are lg_filters.
+  ``_lg_`` are reserved. Filters are in filters.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memfold.errors import InvalidInput
-from memfold.integrations.lg_filters import RESERVED_PREFIX
+from memfold.integrations.langgraph.filters import RESERVED_PREFIX
 
 AGENT_ID = "langgraph"
 SEPARATOR = "/"

@@ -29,7 +29,7 @@ import numpy as np
 
 from memfold.embed.base import Embedder
 from memfold.errors import MissingExtra
-from memfold.integrations import lg_mapping as lg
+from memfold.integrations.langgraph import mapping as lg
 
 try:
     from langgraph.store.base.embed import get_text_at_path

@@ -1,6 +1,6 @@
-"""memfold as a LangGraph store: ``MemfoldStore(Memory(...))`` is a ``BaseStore``.
+"""``MemfoldStore``: memfold as a LangGraph ``BaseStore``.
 
-Namespaces map to scopes and items to memories (lg_mapping). By default items are
+Namespaces map to scopes and items to memories (mapping). By default items are
 stored unjudged (``add_many(consolidate=False)``): two keys never fold into one on
 save, so an item put under a key stays gettable by that key until it is put again or
 deleted (LangGraph's contract). ``consolidate=True`` judges each new item as
@@ -11,8 +11,8 @@ keys or its expiry moves, archives it and stores the new value; a delete archive
 
 A batch runs as LangGraph's own stores run one: its reads (get, search, list) see the
 store as it was before the batch, then its puts apply, the last put of a key winning.
-What an item is indexed on and how a query scores it: lg_fields and lg_search; the
-time to live: lg_ttl; filters: lg_filters.
+What an item is indexed on and how a query scores it: fields and search; the time to
+live: ttl; filters: filters (the modules beside this one).
 
     from memfold import Memory
     from memfold.integrations.langgraph import MemfoldStore
@@ -32,10 +32,13 @@ from datetime import datetime
 from typing import Any
 
 from memfold.errors import InvalidInput, MissingExtra
-from memfold.integrations import lg_fields, lg_filters, lg_search, lg_ttl
-from memfold.integrations import lg_mapping as lg
-from memfold.integrations.lg_config import MemfoldStoreConfig
-from memfold.integrations.lg_embed import LangChainEmbedder
+from memfold.integrations.langgraph import fields as lg_fields
+from memfold.integrations.langgraph import filters as lg_filters
+from memfold.integrations.langgraph import mapping as lg
+from memfold.integrations.langgraph import search as lg_search
+from memfold.integrations.langgraph import ttl as lg_ttl
+from memfold.integrations.langgraph.config import MemfoldStoreConfig
+from memfold.integrations.langgraph.embed import LangChainEmbedder
 from memfold.memory import Memory
 from memfold.model import MemoryRecord
 from memfold.policy.validate import clean_metadata
@@ -67,7 +70,7 @@ class MemfoldStore(BaseStore):
     ``text_fields`` holding a string, else the value as JSON). ``consolidate``: judge
     new items as ``Memory.add`` does (see the module doc). ``ttl``: LangGraph's
     ``TTLConfig`` (``default_ttl`` minutes, ``omit_expired``,
-    ``sweep_interval_minutes``; lg_ttl). ``config``: re-ranking, caching and sweeping
+    ``sweep_interval_minutes``; the ttl module). ``config``: re-ranking, caching and sweeping
     settings (``MemfoldStoreConfig``). The async methods run the same operations in a
     worker thread; one lock keeps them in order.
     """
