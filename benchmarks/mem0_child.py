@@ -15,7 +15,7 @@ os.environ.setdefault("MEM0_TELEMETRY", "False")  # no network calls besides the
 
 
 def main(base_url: str, folder: str) -> None:
-    from mem0 import Memory  # type: ignore[import-not-found]  # lives in mem0's own venv
+    from mem0 import Memory  # lives in mem0's own venv
 
     config = {
         "llm": {

@@ -31,7 +31,7 @@ V2 = int(MEM0_VERSION.split(".")[0]) >= 2
 
 
 def build(base_url: str, folder: str, model: str) -> Any:
-    from mem0 import Memory  # type: ignore[import-not-found]  # lives in mem0's own venv
+    from mem0 import Memory  # lives in mem0's own venv
 
     config = {
         "llm": {

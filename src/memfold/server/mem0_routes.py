@@ -23,6 +23,15 @@ from memfold.memory import Memory
 from memfold.model import ApiKey, JSONDict, Scope
 from memfold.server.auth import MemoryDep, owned_memory, request_scope
 from memfold.server.limits import enforce_rate_limit
+from memfold.server.responses_mem0 import (
+    Mem0AddedOut,
+    Mem0HistoryRowOut,
+    Mem0MemoryOut,
+    Mem0MessageOut,
+    Mem0PageOut,
+    Mem0PingOut,
+    Mem0SearchOut,
+)
 from memfold.server.routes.deps import ReadKey, WriteKey, page_size
 from memfold.server.schemas import Body, ChatMessageIn, JSONObject, error_responses, message_dicts
 
@@ -73,7 +82,8 @@ def mem0_router() -> APIRouter:
         responses=error_responses(401, 403, 404, 413, 422, 429, 502, 503),
     )
     for route in _ROUTES:
-        router.add_api_route(**route)
+        # a key a route leaves out stays out (mem0 sends no nulls for absent values)
+        router.add_api_route(**route, response_model_exclude_unset=True)
     return router
 
 
@@ -209,42 +219,66 @@ def _only_latest(latest_only: bool, rerank: bool) -> None:
 
 
 _ROUTES: list[dict[str, Any]] = [
-    {"path": "/v1/ping", "endpoint": ping, "methods": ["GET"], "summary": "mem0: check the key"},
-    {"path": "/v3/memories/add", "endpoint": add, "methods": ["POST"], "summary": "mem0: add"},
+    {
+        "path": "/v1/ping",
+        "endpoint": ping,
+        "response_model": Mem0PingOut,
+        "methods": ["GET"],
+        "summary": "mem0: check the key",
+    },
+    {
+        "path": "/v3/memories/add",
+        "endpoint": add,
+        "response_model": Mem0AddedOut,
+        "methods": ["POST"],
+        "summary": "mem0: add",
+    },
     {
         "path": "/v3/memories/search",
         "endpoint": search,
+        "response_model": Mem0SearchOut,
         "methods": ["POST"],
         "summary": "mem0: search",
     },
-    {"path": "/v3/memories", "endpoint": get_all, "methods": ["POST"], "summary": "mem0: get_all"},
+    {
+        "path": "/v3/memories",
+        "endpoint": get_all,
+        "response_model": Mem0PageOut,
+        "methods": ["POST"],
+        "summary": "mem0: get_all",
+    },
     {
         "path": "/v1/memories",
         "endpoint": delete_all,
+        "response_model": Mem0MessageOut,
         "methods": ["DELETE"],
         "summary": "mem0: delete_all",
     },
     {
         "path": "/v1/memories/{memory_id}",
         "endpoint": get,
+        "response_model": Mem0MemoryOut,
         "methods": ["GET"],
         "summary": "mem0: get",
     },
     {
         "path": "/v1/memories/{memory_id}",
         "endpoint": update,
+        "response_model": Mem0MemoryOut,
         "methods": ["PUT"],
         "summary": "mem0: update",
     },
     {
         "path": "/v1/memories/{memory_id}",
         "endpoint": delete,
+        "response_model": Mem0MessageOut,
         "methods": ["DELETE"],
         "summary": "mem0: delete",
     },
     {
         "path": "/v1/memories/{memory_id}/history",
         "endpoint": history,
+        "response_model": list[Mem0HistoryRowOut],
         "methods": ["GET"],
         "summary": "mem0: history",
     },

@@ -1,7 +1,7 @@
 """Request bodies of the REST API (pydantic): a wrong type or an unknown field is 422
 naming the field, before the route runs. Types are strict (``"0.5"`` is not a number);
 what memfold checks itself (text length, NUL bytes, scopes, filters) it checks again
-in the Python API, with the same messages. Responses are the records' ``to_dict()``.
+in the Python API, with the same messages. Response bodies: responses.py.
 """
 
 from __future__ import annotations

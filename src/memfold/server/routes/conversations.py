@@ -15,6 +15,14 @@ from memfold.memory import Memory
 from memfold.model import ApiKey, JSONDict
 from memfold.policy.validate import INT64_MAX
 from memfold.server.auth import MemoryDep, request_scope
+from memfold.server.responses_review import (
+    MessageOut,
+    MessagesOut,
+    SummaryOut,
+    SummaryPartOut,
+    TranscriptOut,
+    WindowOut,
+)
 from memfold.server.routes.deps import Count, ReadKey, WriteKey
 from memfold.server.schemas import AppendMessagesRequest, NoteRequest, WindowRequest, message_dicts
 
@@ -31,7 +39,12 @@ def _open(
     return memory.conversation(session_id, user_id=owner.user_id, agent_id=owner.agent_id)
 
 
-@router.post("/messages", summary="Append messages (all checked first, one transaction)")
+@router.post(
+    "/messages",
+    summary="Append messages (all checked first, one transaction)",
+    response_model=MessagesOut,
+    response_model_exclude_unset=True,
+)
 def append_messages(
     session_id: str, body: AppendMessagesRequest, key: WriteKey, memory: MemoryDep
 ) -> JSONDict:
@@ -40,7 +53,12 @@ def append_messages(
     return {"messages": [m.to_dict() for m in added]}
 
 
-@router.get("/messages", summary="The transcript, or a slice of it by position")
+@router.get(
+    "/messages",
+    summary="The transcript, or a slice of it by position",
+    response_model=TranscriptOut,
+    response_model_exclude_unset=True,
+)
 def list_messages(
     session_id: str,
     key: ReadKey,
@@ -54,7 +72,17 @@ def list_messages(
     return {"messages": [m.to_dict() for m in chat.transcript(start, end)], "count": len(chat)}
 
 
-@router.get("/export", summary="The transcript as JSONL, one message per line")
+@router.get(
+    "/export",
+    summary="The transcript as JSONL, one message per line",
+    response_class=Response,
+    responses={
+        200: {
+            "description": f"JSONL: one {MessageOut.__name__} per line",
+            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+        }
+    },
+)
 def export_messages(
     session_id: str, key: ReadKey, memory: MemoryDep, user_id: UserQ = None, agent_id: AgentQ = None
 ) -> Response:
@@ -63,7 +91,12 @@ def export_messages(
     return Response("".join(lines), media_type="application/x-ndjson")
 
 
-@router.get("/summary", summary="Every part of the session summary, in order")
+@router.get(
+    "/summary",
+    summary="Every part of the session summary, in order",
+    response_model=SummaryOut,
+    response_model_exclude_unset=True,
+)
 def conversation_summary(
     session_id: str, key: ReadKey, memory: MemoryDep, user_id: UserQ = None, agent_id: AgentQ = None
 ) -> JSONDict:
@@ -71,13 +104,23 @@ def conversation_summary(
     return {"parts": [p.to_dict() for p in chat.summary()]}
 
 
-@router.post("/notes", summary="A note of the agent's own, shown in every window")
+@router.post(
+    "/notes",
+    summary="A note of the agent's own, shown in every window",
+    response_model=SummaryPartOut,
+    response_model_exclude_unset=True,
+)
 def add_note(session_id: str, body: NoteRequest, key: WriteKey, memory: MemoryDep) -> JSONDict:
     chat = _open(key, memory, session_id, body.user_id, body.agent_id)
     return chat.note(body.text).to_dict()
 
 
-@router.post("/window", summary="The chat messages to send now (writes summary parts due)")
+@router.post(
+    "/window",
+    summary="The chat messages to send now (writes summary parts due)",
+    response_model=WindowOut,
+    response_model_exclude_unset=True,
+)
 def conversation_window(
     session_id: str, body: WindowRequest, key: WriteKey, memory: MemoryDep
 ) -> JSONDict:

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from memfold import __version__
 from memfold.model import JSONDict
 from memfold.server.auth import MemoryDep
+from memfold.server.responses_mem0 import HealthOut, HealthUnavailableOut
 
 log = logging.getLogger("memfold.server")
 
@@ -20,8 +21,9 @@ router = APIRouter(tags=["health"])
 @router.get(
     "/health",
     summary="Liveness and store check (no key)",
-    response_model=None,
-    responses={503: {"description": "the store could not be read"}},
+    response_model=HealthOut,
+    response_model_exclude_unset=True,
+    responses={503: {"model": HealthUnavailableOut, "description": "the store could not be read"}},
 )
 def health(memory: MemoryDep) -> JSONDict | JSONResponse:
     try:

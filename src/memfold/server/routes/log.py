@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from memfold.model import JSONDict
 from memfold.server.auth import MemoryDep, owned_memory
+from memfold.server.responses import LogRowOut, LogRowsOut, UndoOut
 from memfold.server.routes.deps import ReadKey, RowId, WriteKey, page_size
 from memfold.server.schemas import UndoRequest
 from memfold.server.visibility import log_visible, owned_log, visible_log
@@ -15,7 +16,12 @@ from memfold.server.visibility import log_visible, owned_log, visible_log
 router = APIRouter(prefix="/log", tags=["log"])
 
 
-@router.get("", summary="The newest log rows first (those of the key's scope)")
+@router.get(
+    "",
+    summary="The newest log rows first (those of the key's scope)",
+    response_model=LogRowsOut,
+    response_model_exclude_unset=True,
+)
 def list_log(
     key: ReadKey,
     memory: MemoryDep,
@@ -28,12 +34,19 @@ def list_log(
     return {"results": [r.to_dict() for r in rows]}
 
 
-@router.get("/{log_id}", summary="One log row")
+@router.get(
+    "/{log_id}", summary="One log row", response_model=LogRowOut, response_model_exclude_unset=True
+)
 def get_log(log_id: RowId, key: ReadKey, memory: MemoryDep) -> JSONDict:
     return owned_log(key, memory, log_id).to_dict()
 
 
-@router.post("/{log_id}/undo", summary="Restore the state before a log row (logged)")
+@router.post(
+    "/{log_id}/undo",
+    summary="Restore the state before a log row (logged)",
+    response_model=UndoOut,
+    response_model_exclude_unset=True,
+)
 def undo_log(
     log_id: RowId, key: WriteKey, memory: MemoryDep, body: UndoRequest | None = None
 ) -> JSONDict:

@@ -11,6 +11,15 @@ from fastapi import APIRouter, Query
 from memfold.errors import InvalidInput
 from memfold.model import AddResult, JSONDict, views
 from memfold.server.auth import MemoryDep, owned_memory, request_scope
+from memfold.server.responses import (
+    DeletedAllOut,
+    LogIdsOut,
+    LogRowsOut,
+    MemoryOut,
+    MemoryPageOut,
+    MessagesAddedOut,
+    TextAddedOut,
+)
 from memfold.server.routes.deps import Count, ReadKey, WriteKey, json_query, page_size
 from memfold.server.schemas import AddRequest, FeedbackRequest, UpdateRequest, message_dicts
 from memfold.server.visibility import log_visible
@@ -32,7 +41,12 @@ def add_result_dict(result: AddResult) -> JSONDict:
     }
 
 
-@router.post("", summary="Add a memory (text) or memories from messages (mem0's shape)")
+@router.post(
+    "",
+    summary="Add a memory (text) or memories from messages (mem0's shape)",
+    response_model=TextAddedOut | MessagesAddedOut,
+    response_model_exclude_unset=True,
+)
 def add_memory(body: AddRequest, key: WriteKey, memory: MemoryDep) -> JSONDict:
     scope = request_scope(key, memory, body.user_id, body.agent_id, body.session_id)
     options = {
@@ -54,7 +68,12 @@ def add_memory(body: AddRequest, key: WriteKey, memory: MemoryDep) -> JSONDict:
     return add_result_dict(memory.add(body.text, **options))  # type: ignore[arg-type]
 
 
-@router.get("", summary="List the memories of a scope, oldest first (id, text, created_at)")
+@router.get(
+    "",
+    summary="List the memories of a scope, oldest first (id, text, created_at)",
+    response_model=MemoryPageOut,
+    response_model_exclude_unset=True,
+)
 def list_memories(
     key: ReadKey,
     memory: MemoryDep,
@@ -90,7 +109,12 @@ def list_memories(
     }
 
 
-@router.delete("", summary="Archive every active memory of a scope (undoable)")
+@router.delete(
+    "",
+    summary="Archive every active memory of a scope (undoable)",
+    response_model=DeletedAllOut,
+    response_model_exclude_unset=True,
+)
 def delete_all_memories(
     key: WriteKey,
     memory: MemoryDep,
@@ -111,12 +135,22 @@ def delete_all_memories(
     return {"deleted": list(done.deleted), "log_ids": list(done.log_ids)}
 
 
-@router.get("/{memory_id}", summary="One memory, whatever its status")
+@router.get(
+    "/{memory_id}",
+    summary="One memory, whatever its status",
+    response_model=MemoryOut,
+    response_model_exclude_unset=True,
+)
 def get_memory(memory_id: str, key: ReadKey, memory: MemoryDep) -> JSONDict:
     return owned_memory(key, memory, memory_id).to_dict()
 
 
-@router.put("/{memory_id}", summary="Edit a memory (version + 1, logged, undoable)")
+@router.put(
+    "/{memory_id}",
+    summary="Edit a memory (version + 1, logged, undoable)",
+    response_model=MemoryOut,
+    response_model_exclude_unset=True,
+)
 def update_memory(
     memory_id: str, body: UpdateRequest, key: WriteKey, memory: MemoryDep
 ) -> JSONDict:
@@ -132,7 +166,12 @@ def update_memory(
     return updated.to_dict()
 
 
-@router.delete("/{memory_id}", summary="Archive a memory (soft delete, undoable)")
+@router.delete(
+    "/{memory_id}",
+    summary="Archive a memory (soft delete, undoable)",
+    response_model=MemoryOut,
+    response_model_exclude_unset=True,
+)
 def delete_memory(
     memory_id: str, key: WriteKey, memory: MemoryDep, reason: Annotated[str, Query()] = ""
 ) -> JSONDict:
@@ -140,14 +179,24 @@ def delete_memory(
     return memory.delete(record.id, reason=reason).to_dict()
 
 
-@router.get("/{memory_id}/history", summary="Every log row that touched a memory, oldest first")
+@router.get(
+    "/{memory_id}/history",
+    summary="Every log row that touched a memory, oldest first",
+    response_model=LogRowsOut,
+    response_model_exclude_unset=True,
+)
 def memory_history(memory_id: str, key: ReadKey, memory: MemoryDep) -> JSONDict:
     record = owned_memory(key, memory, memory_id)
     rows = memory.history(record.id)
     return {"results": [r.to_dict() for r in rows if log_visible(key, memory, r)]}
 
 
-@router.post("/{memory_id}/feedback", summary="Recall feedback: used, ignored, contradicted, miss")
+@router.post(
+    "/{memory_id}/feedback",
+    summary="Recall feedback: used, ignored, contradicted, miss",
+    response_model=LogIdsOut,
+    response_model_exclude_unset=True,
+)
 def memory_feedback(
     memory_id: str, body: FeedbackRequest, key: WriteKey, memory: MemoryDep
 ) -> JSONDict:

@@ -14,6 +14,13 @@ from fastapi import APIRouter
 from memfold.memory import Memory
 from memfold.model import ApiKey, JSONDict, QueueItem, Scope
 from memfold.server.auth import MemoryDep, may_see, request_scope
+from memfold.server.responses_review import (
+    ResumedOut,
+    ReviewLogIdOut,
+    ReviewPendingOut,
+    ReviewRunOut,
+    ReviewStatusOut,
+)
 from memfold.server.routes.deps import AdminKey, ReadKey, RowId, WriteKey
 from memfold.server.schemas import RejectRequest, ReviewRunRequest
 from memfold.server.visibility import item_visible, owned_item, visible_memory_ids
@@ -27,7 +34,12 @@ def _visible_items(key: ApiKey, memory: Memory) -> list[QueueItem]:
     return [i for i in items if item_visible(key, memory, i)]
 
 
-@router.get("/status", summary="Queue counts, the breaker, the kill switch")
+@router.get(
+    "/status",
+    summary="Queue counts, the breaker, the kill switch",
+    response_model=ReviewStatusOut,
+    response_model_exclude_unset=True,
+)
 def review_status(key: ReadKey, memory: MemoryDep) -> JSONDict:
     status = memory.review.status()
     if key.user_id is None:
@@ -43,7 +55,12 @@ def review_status(key: ReadKey, memory: MemoryDep) -> JSONDict:
     }
 
 
-@router.get("/pending", summary="What waits for a person: held merges, contradictions, ...")
+@router.get(
+    "/pending",
+    summary="What waits for a person: held merges, contradictions, ...",
+    response_model=ReviewPendingOut,
+    response_model_exclude_unset=True,
+)
 def review_pending(key: ReadKey, memory: MemoryDep) -> JSONDict:
     pending = memory.review.pending()
     if key.user_id is None:
@@ -57,13 +74,23 @@ def review_pending(key: ReadKey, memory: MemoryDep) -> JSONDict:
     return shown
 
 
-@router.post("/items/{item_id}/approve", summary="Apply a held merge or supersede")
+@router.post(
+    "/items/{item_id}/approve",
+    summary="Apply a held merge or supersede",
+    response_model=ReviewLogIdOut,
+    response_model_exclude_unset=True,
+)
 def approve_item(item_id: RowId, key: WriteKey, memory: MemoryDep) -> JSONDict:
     owned_item(key, memory, item_id)
     return {"log_id": memory.review.approve(item_id)}
 
 
-@router.post("/items/{item_id}/reject", summary="Refuse a held merge or a listed pair")
+@router.post(
+    "/items/{item_id}/reject",
+    summary="Refuse a held merge or a listed pair",
+    response_model=ReviewLogIdOut,
+    response_model_exclude_unset=True,
+)
 def reject_item(
     item_id: RowId, key: WriteKey, memory: MemoryDep, body: RejectRequest | None = None
 ) -> JSONDict:
@@ -72,7 +99,12 @@ def reject_item(
     return {"log_id": memory.review.reject(item_id, reason)}
 
 
-@router.post("/run", summary="One review run over a scope (an unbound admin key: every scope)")
+@router.post(
+    "/run",
+    summary="One review run over a scope (an unbound admin key: every scope)",
+    response_model=ReviewRunOut,
+    response_model_exclude_unset=True,
+)
 def run_review(key: WriteKey, memory: MemoryDep, body: ReviewRunRequest | None = None) -> JSONDict:
     ids = body or ReviewRunRequest()
     if (
@@ -86,6 +118,11 @@ def run_review(key: WriteKey, memory: MemoryDep, body: ReviewRunRequest | None =
     return memory.review.run(scope).to_dict()
 
 
-@router.post("/resume", summary="Close the breaker by hand (admin)")
+@router.post(
+    "/resume",
+    summary="Close the breaker by hand (admin)",
+    response_model=ResumedOut,
+    response_model_exclude_unset=True,
+)
 def resume_review(key: AdminKey, memory: MemoryDep) -> JSONDict:
     return memory.review.resume()

@@ -7,13 +7,19 @@ from fastapi import APIRouter
 
 from memfold.model import JSONDict, views
 from memfold.server.auth import MemoryDep, request_scope
+from memfold.server.responses import SearchOut
 from memfold.server.routes.deps import ReadKey
 from memfold.server.schemas import SearchRequest
 
 router = APIRouter(prefix="/memories", tags=["memories"])
 
 
-@router.post("/search", summary="Search one scope (hybrid, vector or keyword)")
+@router.post(
+    "/search",
+    summary="Search one scope (hybrid, vector or keyword)",
+    response_model=SearchOut,
+    response_model_exclude_unset=True,
+)
 def search_memories(body: SearchRequest, key: ReadKey, memory: MemoryDep) -> JSONDict:
     scope = request_scope(key, memory, body.user_id, body.agent_id, body.session_id)
     fields = views.fields_of(body.fields, match=True)
