@@ -32,7 +32,6 @@ from memfold.model import LogEntry, MemoryRecord, views
 from memfold.policy.validate import INT64_MAX, clean_scope
 
 JSONResult = dict[str, Any]
-_WITH_STATUS = views.fields_of(["status"], match=False)
 
 
 class _Args(BaseModel):
@@ -218,13 +217,8 @@ class MemoryTools:
     def _undo(self, args: UndoArgs) -> JSONResult:
         entry = self._mine_log(args.log_id)
         written = self.memory.undo(entry.id)
-        touched = sorted({*entry.input_ids, *entry.output_ids})
-        now = self.memory.store.get_memories(touched)
-        return {
-            "undone": entry.id,
-            "log_ids": written,
-            "results": views.rows([now[i] for i in touched if i in now], _WITH_STATUS),
-        }
+        now = self.memory.store.get_memories({*entry.input_ids, *entry.output_ids})
+        return views.undone(entry, written, now)
 
 
 def dispatch(

@@ -114,3 +114,15 @@ def log_change(entry: LogEntry, memory_id: str) -> JSONDict:
         "after": None if after is None else after.get("text"),
         "undone": entry.undone_by is not None,
     }
+
+
+def undone(entry: LogEntry, log_ids: Iterable[int], now: Mapping[str, MemoryRecord]) -> JSONDict:
+    """What an undo did: the change undone, the undo's own log rows, and the memories it
+    touched as they are now (``now``: by id), each a row with its status."""
+    touched = sorted({*entry.input_ids, *entry.output_ids})
+    shown = fields_of(["status"], match=False)
+    return {
+        "undone": entry.id,
+        "log_ids": list(log_ids),
+        "results": rows([now[i] for i in touched if i in now], shown),
+    }

@@ -208,13 +208,8 @@ class MemoryTools:
         written = self.memory.undo(
             entry.id, may_undo=lambda row: log_visible(key, self.memory, row)
         )
-        touched = sorted({*entry.input_ids, *entry.output_ids})
-        now = self.memory.store.get_memories(touched)
-        return {
-            "undone": entry.id,
-            "log_ids": written,
-            "results": views.rows([now[i] for i in touched if i in now], _WITH_STATUS),
-        }
+        now = self.memory.store.get_memories({*entry.input_ids, *entry.output_ids})
+        return views.undone(entry, written, now)
 
     # --- reading ------------------------------------------------------------------------
 
