@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_common import machine, parser, table, write_json
-from eval_extraction import _messages
+from eval_extraction import session_messages
 from memfold import AddResult, Memory
 from memfold.embed.local import LocalEmbedder
 from memfold.evaluation.conversations import LocomoConversation, load_locomo
@@ -128,7 +128,7 @@ def main() -> None:
     judge = ""
     with tempfile.TemporaryDirectory(prefix="memfold-add-messages-") as tmp:
         for conv in convs:
-            sessions = _messages(conv, args.max_sessions)
+            sessions = session_messages(conv, args.max_sessions)
             n_messages += sum(len(s) for s in sessions)
             asked = None if args.max_sessions is None else {m.id for s in sessions for m in s}
             # consolidate="off": the raw turns stay as said, and no worker of this store

@@ -44,7 +44,7 @@ _SPEAKER = re.compile(r"^([^:]{1,40}):\s+(.*)$", re.DOTALL)
 _USER = re.compile(r"\b[Uu]ser(?=\b)")
 
 
-def _messages(conv: LocomoConversation, max_sessions: int | None) -> list[list[Message]]:
+def session_messages(conv: LocomoConversation, max_sessions: int | None) -> list[list[Message]]:
     """The conversation's turns as messages, one list per session (by date)."""
     sessions: dict[Any, list[Message]] = {}
     for turn in conv.turns:
@@ -100,7 +100,7 @@ def main() -> None:
     calls = prompt_tokens = completion_tokens = 0
     with tempfile.TemporaryDirectory(prefix="memfold-extract-") as tmp:
         for conv in convs:
-            sessions = _messages(conv, args.max_sessions)
+            sessions = session_messages(conv, args.max_sessions)
             msgs = [m for s in sessions for m in s]
             speakers = {m.id: str(m.metadata.get("name", "")) for m in msgs}
             n_messages += len(msgs)

@@ -27,15 +27,17 @@ def _by_text(mem: Memory) -> dict[str, Status]:
 
 def test_a_new_deadline_retires_the_deadline_fact_and_keeps_the_rest(mem_sync: Memory) -> None:
     _said(mem_sync, PLAN)
-    deadline = (
-        "I'm trying to plan out my timeline and I have a deadline of April 1, 2024, for "
-        "the first sprint"
-    )
+    # one fact a clause, in the third person ("I'm trying to plan ..." says nothing lasting)
+    deadline = "User has a deadline of April 1, 2024, for the first sprint"
     estimate = "The project is estimated to take 3 sprints of 2 weeks each"
     assert _by_text(mem_sync) == {deadline: Status.ACTIVE, estimate: Status.ACTIVE}
     _said(mem_sync, MOVED)
     states = _by_text(mem_sync)
-    new = "I'm trying to update my timeline to reflect the new sprint deadline of April 5, 2024"
+    new = (
+        "User is trying to update User's timeline to reflect the new sprint deadline of "
+        "April 5, 2024"
+    )
+    assert states["User is having trouble adjusting User's Trello board"] is Status.ACTIVE
     # The estimate is never touched. The rule judge supersedes only a new value told in
     # the same words: the newer drops "the first sprint", so the deadline fact stays
     # beside it (a missed update, recoverable) unless the readings see one fact.

@@ -30,8 +30,8 @@ def test_a_fact_of_the_original_retired_for_the_update_is_handled(
     chat = _chat(
         "I have a Zoom meeting with Professor Danielle on March 22 at 3 PM to review my "
         "draft, what should I ask her? ->-> 1,19",
-        "I'm kinda worried about missing the Zoom meeting with Professor Danielle, so can "
-        "you remind me that it's rescheduled to March 22 at 4:30 PM? ->-> 1,21",
+        "My Zoom meeting with Professor Danielle is rescheduled to March 22 at 4:30 PM, "
+        "and I'm kinda worried about missing it. ->-> 1,21",
         "I'm writing 1,200 words per week for my essay on coastal erosion. ->-> 1,22",
     )
     with make_progress() as progress:
@@ -49,7 +49,7 @@ def test_a_fact_of_the_original_retired_for_the_update_is_handled(
             facts = ingest_facts(mem, chat, env)
             assert set(facts.by_message) == {"0", "2", "4"}
             (found,) = retired_for(mem, facts, ("0",), ("2",))
-            assert found["original"].endswith("on March 22 at 3 PM to review my draft")
+            assert found["original"].endswith("on March 22 at 3 PM to review User's draft")
             assert "4:30 PM" in found["now"]
             # Retired for the meeting, not for the essay: no other update is handled.
             assert retired_for(mem, facts, ("0",), ("4",)) == []
@@ -75,10 +75,9 @@ def test_a_fact_retired_for_the_update_and_then_for_a_newer_one_is_handled(
     # still newer one retired since (as with whole messages, ``run_beam.handled``).
     chat = _chat(
         "I have a Zoom meeting with Professor Danielle on March 22 at 3 PM to review my draft",
-        "I'm kinda worried about missing the Zoom meeting with Professor Danielle, so can "
-        "you remind me that it's rescheduled to March 22 at 4:30 PM?",
-        "I'm kinda worried about missing the Zoom meeting with Professor Danielle, it's "
-        "now rescheduled to March 25 at 10 AM",
+        "My Zoom meeting with Professor Danielle is rescheduled to March 22 at 4:30 PM, "
+        "and I'm kinda worried about missing it.",
+        "My Zoom meeting with Professor Danielle is now rescheduled to March 25 at 10 AM.",
     )
     with make_progress() as progress:
         env = EvalEnv(

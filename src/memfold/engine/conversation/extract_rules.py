@@ -2,53 +2,61 @@
 
 What the rules take (everything else is left alone; there are no rule fragments):
 
-- main: a user's sentence that states a fact or a preference about the user and opens
-  with "I am / I'm / I like / I love / I prefer / I hate / I work / I live / I have /
-  I've / my X is|are|was" ("I'm not sure", "I'm going to...", questions and sentences
-  of fewer than ``_MIN_WORDS`` words excepted), turned to the third person ("I like
-  tea" -> "User likes tea", "my dog is Rex" -> "User's dog is Rex");
+- main: from a user's sentence, each clause (``extract_clauses``: cut at a coordination
+  or a comma splice between statements with their own subjects, on memfold's one
+  parse) that says something of the user, turned into the user's third person
+  (``extract_person``, ``extract_statement``: "I love hiking" -> "User loves hiking",
+  "my sister Ana lives in Porto" -> "User's sister Ana lives in Porto", "I don't eat
+  meat" -> "User doesn't eat meat"); a clause that asks, names the addressee or a "we",
+  leans on a pronoun with nothing in the clause to stand for ("User loves it"), cannot
+  make its verb agree, says nothing lasting ("I'm not sure", "I'm going to...") or holds
+  more than the value facts' most content words is left out, never stored
+  half-rewritten (a clause whose pronoun stands for a noun of the clause of the same
+  subject it was cut from at "and"/"but" is kept with that clause: "User is tracking
+  User's hours, and User has spent 3 hours on them");
+- main, values: a clause about something else that states a value
+  (``engine.conversation.value_facts.states_value``: "The project is estimated to take
+  3 sprints of 2 weeks each"), so one changed value can supersede that fact alone;
 - solutions: a user's sentence saying something fixed a problem ("fixed by", "the fix
   was", "solved by", "resolved by", "X fixed it", "the solution was"), with the
-  sentence before it in the same message when that one names the problem;
+  sentence before it in the same message when that one names the problem, its first
+  person rewritten (left out when a person cannot be named);
 - instruments: a command from any message: a fenced code block's first line, an inline
-  code span that reads as a shell command, or "run <command>" naming a known tool;
-- main, values: from a user's sentence no rule above took, each clause that states a
-  value (``engine.conversation.value_facts``: "I have a deadline of April 1, 2024, for
-  the first sprint"), in the message's words, so one changed value can supersede that
-  fact alone.
+  code span that reads as a shell command, or "run <command>" naming a known tool.
 
-Each memory keeps the words of its message (only the speaker is renamed), so it passes
-the extract check. Pure: no I/O.
+Each memory keeps the words of its message (only the speaker is renamed and the verbs
+agree with the new name), so it passes the extract check. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from memfold.engine.conversation.value_facts import value_facts
+from memfold.engine.conversation.extract_clauses import clauses
+from memfold.engine.conversation.extract_person import DANGLING
+from memfold.engine.conversation.extract_statement import (
+    Statement,
+    persons_only,
+    spans,
+    statement,
+)
+from memfold.engine.conversation.value_facts import states_value
 from memfold.model import Area
+from memfold.reading.parser import read, read_many
 
 _MIN_WORDS = 3
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A sentence ends at . ! ? or a line break, and in a chat at an emoji ("Inspiring 💪 I ...").
+_SENTENCE = re.compile(r"(?<=[.!?\u2600-\u27bf\U0001f300-\U0001faff])\s+|\n+")
 _ABBREVIATION = re.compile(
     r"(?:^|\s)(?:[A-Z]|St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|Mt|Ave|Rd|No|vs|etc|e\.g|i\.e)\.$"
 )
-_OPENERS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(rf"^{pattern}\b", re.IGNORECASE), repl)
-    for pattern, repl in (
-        (r"i\s+am", "User is"),
-        (r"i['’]m", "User is"),
-        (r"i\s+(like|love|prefer|hate|dislike|enjoy|work|live)", r"User \1s"),
-        (r"i\s+have", "User has"),
-        (r"i['’]ve", "User has"),
-        (r"my(?=\s+[\w' -]{1,40}?\s+(?:is|are|was|were)\b)", "User's"),
-    )
-)
-# "I am" / "I'm" openers that say nothing lasting about the user.
+# A dash written against the word before it ("for my family- they"): a word of its own.
+_GLUED_DASH = re.compile(r"(?<=\w)(-{1,2}|[–—])(?=\s)")
+# What "I am" / "I'm" says that is nothing lasting about the user.
 _PASSING = re.compile(
-    r"^(?:i\s+am|i['’]m)\s+(?:not\s+sure|going|gonna|just|sorry|glad|happy\s+to|here|back|"
+    r"^User\s+is\s+(?:not\s+sure|going|gonna|just|sorry|glad|happy\s+to|here|back|"
     r"curious|wondering|trying|looking|thinking|asking|done|fine|good|ok|okay|so|very|"
     r"really|excited|afraid|about\s+to|also)\b",
     re.IGNORECASE,
@@ -101,13 +109,37 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-def _third_person(sentence: str) -> str | None:
-    if sentence.endswith("?") or len(sentence.split()) < _MIN_WORDS or _PASSING.match(sentence):
-        return None
-    for pattern, repl in _OPENERS:
-        if pattern.match(sentence):
-            return pattern.sub(repl, sentence, count=1).rstrip(".!")
-    return None
+def _statements(sentences: Sequence[str], value_words: tuple[int, int]) -> Iterable[str]:
+    """The clauses of ``sentences`` that make a memory (see the module docstring)."""
+    for reading in read_many(sentences):
+        at = spans(reading)
+        if at is None:
+            continue
+        found = clauses(reading)
+        made = {c.head: statement(reading, c, at) for c in found}
+        for clause in found:
+            # "I'm tracking my hours, and I've spent 3 hours on it": read with the clause
+            # its pronoun stands for a noun of, in place of that clause alone.
+            if made[clause.head] == DANGLING and clause.joined:
+                parent = next(c for c in found if c.head == clause.joined_head)
+                both = replace(parent, words=clause.joined, joined=(), joined_head=-1)
+                whole = statement(reading, both, at)
+                if isinstance(whole, Statement) and _kept(whole, value_words):
+                    made[parent.head], made[clause.head] = whole, "joined to the one before"
+        for clause in found:
+            one = made[clause.head]
+            if isinstance(one, Statement) and _kept(one, value_words):
+                yield one.text
+
+
+def _kept(made: Statement, value_words: tuple[int, int]) -> bool:
+    """A statement about the user that says something lasting, or one that states a
+    value; at most ``value_words[1]`` content words (0: no bound, and no value facts)."""
+    least, most = value_words
+    if len(made.text.split()) < _MIN_WORDS or (most > 0 and made.content_words > most):
+        return False
+    valued = most > 0 and states_value(made.text, least, most)
+    return valued or (made.about_user and not _PASSING.match(made.text))
 
 
 def _command(candidate: str) -> str | None:
@@ -148,7 +180,9 @@ def _solutions(sentences: Sequence[str]) -> Iterable[str]:
             continue
         before = sentences[n - 1] if n > 0 else ""
         text = f"{before} {sentence}" if before and _PROBLEM.search(before) else sentence
-        yield re.sub(r"^(?:I|i)\b", "User", re.sub(r"^[Mm]y\b", "User's", text)).rstrip(".!")
+        rewritten = persons_only(read(text))
+        if rewritten:
+            yield rewritten.rstrip(".!")
 
 
 def extract_by_rules(
@@ -174,13 +208,7 @@ def extract_by_rules(
         sentences = _sentences(_FENCE.sub(" ", content))
         for solution in _solutions(sentences):
             keep(solution, Area.SOLUTIONS, index)
-        for sentence in sentences:
-            if _FIXED.search(sentence):
-                continue
-            fact = _third_person(sentence)
-            if fact:
-                keep(fact, Area.MAIN, index)
-            elif value_words[1] > 0:
-                for value in value_facts(sentence, *value_words):
-                    keep(value, Area.MAIN, index)
+        stated = [_GLUED_DASH.sub(r" \1", s) for s in sentences if not _FIXED.search(s)]
+        for fact in _statements(stated, value_words):
+            keep(fact, Area.MAIN, index)
     return out

@@ -16,7 +16,8 @@ with a value (``memfold.reading.values``: a date or time, a count, an amount, a
 percentage, a version; a year or an ordinal alone is none) that says what it is about in
 at least ``min_words`` content words and holds at most ``max_words`` content words
 (nouns, verbs, adjectives, adverbs, names and numbers of its parse), its leading "and" /
-"so" dropped. Pure: no I/O.
+"so" dropped. ``states_value`` is the same test on one statement: the rule extractor
+(``extract_rules``) cuts its clauses from the parse and asks it of each. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -124,3 +125,10 @@ def _content_count(reading: Reading) -> int:
 def _states_value(f: Facts, min_words: int) -> bool:
     """A value, and at least ``min_words`` content words besides it saying what it is of."""
     return any(v.kind not in _NOT_A_VALUE for v in f.values) and len(f.content) >= min_words
+
+
+def states_value(text: str, min_words: int, max_words: int) -> bool:
+    """Whether ``text`` (one statement) is a value fact: a value, at least ``min_words``
+    content words besides it saying what it is of, at most ``max_words`` in all."""
+    reading = read(text)
+    return _content_count(reading) <= max_words and _states_value(facts_of(reading), min_words)
