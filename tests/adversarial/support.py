@@ -37,7 +37,7 @@ def _norm(text: str) -> str:
 
 def request_kind(body: dict[str, Any]) -> str:
     """What a chat request asks for, read from its last user message the way each path
-    renders it (``judge.llm_prompts``, ``extract_llm.render_messages``, ``summarize``)."""
+    renders it (``judge.llm_prompts``, ``llm.render_messages``, ``summarize``)."""
     text = last_user_message(body)
     if text.startswith("Item "):
         return "decide"

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from memfold.config import Settings
-from memfold.engine.conversation.extract_clauses import clauses
-from memfold.engine.conversation.extract_person import third_singular
-from memfold.engine.conversation.extract_rules import extract_by_rules
+from memfold.engine.conversation.extract.clauses import clauses
+from memfold.engine.conversation.extract.person import third_singular
+from memfold.engine.conversation.extract.rules import extract_by_rules
 from memfold.model import Area
 from memfold.policy.extract_check import check_extract
 from memfold.policy.result_check import ResultLimits

@@ -1,7 +1,7 @@
 """BEAM with facts: each user message added as mem0 users add a chat.
 
 ``Memory.add(messages=[message], infer=True)`` with the rule extractor: the memories are
-the facts the rules take from each message (``engine.conversation.extract_rules``: the
+the facts the rules take from each message (``engine.conversation.extract.rules``: the
 user's statements, commands, fixes and the clauses that state a value), not the whole
 messages. BEAM's "->-> session,turn" annotation at a message's end is dropped first: it
 is the data set's index, not what the user said (a number the extractor would read as a

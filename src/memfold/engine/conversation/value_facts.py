@@ -17,7 +17,7 @@ percentage, a version; a year or an ordinal alone is none) that says what it is 
 at least ``min_words`` content words and holds at most ``max_words`` content words
 (nouns, verbs, adjectives, adverbs, names and numbers of its parse), its leading "and" /
 "so" dropped. ``states_value`` is the same test on one statement: the rule extractor
-(``extract_rules``) cuts its clauses from the parse and asks it of each. Pure: no I/O.
+(``rules``) cuts its clauses from the parse and asks it of each. Pure: no I/O.
 """
 
 from __future__ import annotations

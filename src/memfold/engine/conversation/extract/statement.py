@@ -1,7 +1,7 @@
 """One clause made a stored statement in the user's third person, or left out.
 
-A clause (``extract_clauses``) becomes a memory when it is one well-formed fact once its
-first person is rewritten (``extract_person``). It is left out (a missed memory is
+A clause (``clauses``) becomes a memory when it is one well-formed fact once its
+first person is rewritten (``person``). It is left out (a missed memory is
 recoverable, a garbled one is not) when it:
 
 - asks: a question mark after it, a wh-word before its subject, an auxiliary before it;
@@ -14,7 +14,7 @@ recoverable, a garbled one is not) when it:
   parenthesis never closed: "Hey Nate, my favorite treat is ..."), a command before
   the subject or after a dash;
 - holds a person the rewrite cannot name, a verb that cannot agree or a pronoun with
-  nothing in the clause to stand for (``extract_person``);
+  nothing in the clause to stand for (``person``);
 - says nothing of its subject ("User knows", "User couldn't agree more").
 
 What leads into the clause is dropped ("Yeah, Caroline, I ...", "and", "so", an aside
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from memfold.engine.conversation.extract_clauses import (
+from memfold.engine.conversation.extract.clauses import (
     AUXILIARIES,
     FINITE,
     Clause,
@@ -38,7 +38,7 @@ from memfold.engine.conversation.extract_clauses import (
     subjects,
     subtree,
 )
-from memfold.engine.conversation.extract_person import PersonRewrite
+from memfold.engine.conversation.extract.person import PersonRewrite
 from memfold.reading.model import Reading, Word
 
 _LEADING = frozenset(("cc", "punct", "intj", "discourse", "preconj"))
@@ -268,7 +268,7 @@ def _is_statement(words: Sequence[Word], kids: Sequence[Sequence[int]], clause: 
 
 def statement(reading: Reading, clause: Clause, at: Sequence[tuple[int, int]]) -> Statement | str:
     """``clause`` of ``reading`` as a statement in the user's third person, or why not
-    (``extract_person.DANGLING``: a pronoun with nothing in the clause to stand for; see
+    (``person.DANGLING``: a pronoun with nothing in the clause to stand for; see
     the module docstring)."""
     words = reading.words
     kids = children_of(words)

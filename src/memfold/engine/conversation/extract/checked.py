@@ -6,8 +6,8 @@
 ``sources``: their ids, or ``#n`` (the position in the list) for a message not stored.
 
 With an LLM judge (``judge.name == "llm"``, or a fallback judge whose LLM answers) the
-"extraction" task writes them (extract_llm.py: masked, validated, ``extract_timeout_s``);
-otherwise the offline rules do (extract_rules.py: precision over recall, no fragments).
+"extraction" task writes them (extract/llm.py: masked, validated, ``extract_timeout_s``);
+otherwise the offline rules do (extract/rules.py: precision over recall, no fragments).
 Every extract passes the extract check against its own messages (policy/extract_check:
 no name, number or date invented) and holds no secret (llm/secrets: an API key, a
 password); one that fails is dropped and logged. Any error of
@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from memfold.engine.context import Context
-from memfold.engine.conversation.extract_rules import extract_by_rules
+from memfold.engine.conversation.extract.rules import extract_by_rules
 from memfold.judge.base import Judge
 from memfold.model import Area, Scope, plain_words
 from memfold.policy.extract_check import check_extract
@@ -32,7 +32,7 @@ from memfold.policy.redact import problem_kinds
 from memfold.policy.result_check import ResultLimits
 
 if TYPE_CHECKING:  # memfold.llm imports openai: only when extract runs (CLI start-up)
-    from memfold.engine.conversation.extract_llm import RawExtract
+    from memfold.engine.conversation.extract.llm import RawExtract
     from memfold.judge.llm import LLMJudge
 
 log = logging.getLogger("memfold.conversation.extract")
@@ -116,7 +116,7 @@ def extract(
     ctx: Context, judge: Judge, messages: Sequence[Message | NewMessage], scope: Scope
 ) -> list[Extracted]:
     """Checked extracts of ``messages`` (see the module docstring); never raises."""
-    from memfold.engine.conversation.extract_llm import extract_with_llm
+    from memfold.engine.conversation.extract.llm import extract_with_llm
     from memfold.llm.secrets import find_secrets
 
     items = [(m.role.value, m.content) for m in messages]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memfold.engine.conversation.extract_clauses import AUXILIARIES, FINITE, Clause
+from memfold.engine.conversation.extract.clauses import AUXILIARIES, FINITE, Clause
 from memfold.reading.model import Word
 
 USER = "User"

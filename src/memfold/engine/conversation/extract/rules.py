@@ -2,10 +2,10 @@
 
 What the rules take (everything else is left alone; there are no rule fragments):
 
-- main: from a user's sentence, each clause (``extract_clauses``: cut at a coordination
+- main: from a user's sentence, each clause (``clauses``: cut at a coordination
   or a comma splice between statements with their own subjects, on memfold's one
   parse) that says something of the user, turned into the user's third person
-  (``extract_person``, ``extract_statement``: "I love hiking" -> "User loves hiking",
+  (``person``, ``statement``: "I love hiking" -> "User loves hiking",
   "my sister Ana lives in Porto" -> "User's sister Ana lives in Porto", "I don't eat
   meat" -> "User doesn't eat meat"); a clause that asks, names the addressee or a "we",
   leans on a pronoun with nothing in the clause to stand for ("User loves it"), cannot
@@ -34,9 +34,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from memfold.engine.conversation.extract_clauses import clauses
-from memfold.engine.conversation.extract_person import DANGLING
-from memfold.engine.conversation.extract_statement import (
+from memfold.engine.conversation.extract.clauses import clauses
+from memfold.engine.conversation.extract.person import DANGLING
+from memfold.engine.conversation.extract.statement import (
     Statement,
     persons_only,
     spans,

@@ -21,7 +21,7 @@ dash ("... - can't wait"). The words that joined two clauses ("and", the comma) 
 to neither. A clause whose complement was cut away ("..., I'm sure") or whose
 coordination the parse misread ("I study law and my brother studies medicine": whose
 "studies"?) is marked ``incomplete``. Whether a clause can be stored is for
-``extract_statement`` to say. Pure: no I/O.
+``statement`` to say. Pure: no I/O.
 """
 
 from __future__ import annotations
