@@ -110,6 +110,33 @@ def test_ttl_puts_expire_and_a_sweep_deletes_them_undoably(
     assert store.sweep_ttl() == 2 and [i.key for i in store.search(ns)] == ["forever"]
 
 
+def test_a_read_pushes_the_expiry_back_when_the_config_asks(
+    make_memory: MakeMemory, clock: Clock
+) -> None:
+    mem = make_memory("refresh")
+    store = MemfoldStore(mem, ttl={"default_ttl": 10, "refresh_on_read": True})
+    ns = ("t",)
+    store.put(ns, "k", {"text": "the parcel arrives on Friday"})
+    memory_id = _id(mem, "k")
+    clock.advance(8)
+    assert store.get(ns, "k") is not None  # read at minute 8: expires at minute 18
+    assert mem.get(memory_id).expires_at == clock.now + timedelta(minutes=10)
+    assert mem.get(memory_id).version == 1 and mem.history(memory_id) == []  # no change
+    clock.advance(8)
+    assert store.search(ns, query="parcel")  # a search refreshes too: minute 26
+    clock.advance(8)
+    assert store.get(ns, "k", refresh_ttl=False) is not None  # read without refreshing
+    clock.advance(3)  # minute 27: past 26
+    assert store.sweep_ttl() == 1
+
+    plain = MemfoldStore(make_memory("no-refresh"), ttl={"default_ttl": 10})
+    plain.put(ns, "k", {"text": "the parcel arrives on Friday"})
+    clock.advance(8)
+    assert plain.get(ns, "k") is not None  # refresh_on_read not asked: no refresh
+    clock.advance(3)
+    assert plain.sweep_ttl() == 1
+
+
 def test_ttl_omit_expired_replace_and_the_memfold_tick(
     make_memory: MakeMemory, clock: Clock
 ) -> None:

@@ -103,6 +103,21 @@ def test_access_counts_leave_version_and_change_feed_alone(store: Any) -> None:
     assert store.max_seq() == seq
 
 
+def test_expiries_move_in_place_on_active_memories_only(store: Any) -> None:
+    store.insert_memories(
+        [rec("m1", "The sale ends tonight"), rec("m2", "Old", status=Status.EXPIRED)]
+    )
+    seq = store.max_seq()
+    later = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
+    store.set_expiries([("m1", later), ("m2", later), ("unknown", later)])
+    got = store.get_memory("m1")
+    assert got.expires_at == later and got.version == 1
+    assert store.get_memory("m2").expires_at is None  # an expired memory stays expired
+    assert store.max_seq() == seq  # no change for the feed, as access counts
+    store.set_expiries([("m1", None)])
+    assert store.get_memory("m1").expires_at is None
+
+
 def test_ids_scopes_and_filters(store: Any) -> None:
     a, b = Scope("ann", "bot"), Scope("ann", None, "s9")
     store.insert_memories(

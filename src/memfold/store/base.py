@@ -131,6 +131,12 @@ class Store(Protocol):
         add_accesses, not a content change (version and seq unchanged), unknown ids skipped."""
         ...
 
+    def set_expiries(self, values: Sequence[tuple[str, datetime | None]]) -> None:
+        """(id, expires_at) each, in one transaction; version and seq unchanged: an
+        expiry pushed back on a read (LangGraph's refresh_on_read), not a content change.
+        Only active memories are touched (an expired one stays expired)."""
+        ...
+
     def stats(self) -> JSONDict: ...
 
     def schema_version(self) -> int:

@@ -24,6 +24,8 @@ AGENT_ID = "langgraph"
 SEPARATOR = "/"
 KEY_FIELD = "_lg_key"
 INDEX_FIELD = "_lg_index"
+# The put's TTL in minutes, kept so a read can push the expiry back by as much.
+TTL_FIELD = "_lg_ttl"
 DEFAULT_TEXT_FIELDS = ("text", "content", "memory", "data")
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "KEY_FIELD",
     "RESERVED_PREFIX",
     "SEPARATOR",
+    "TTL_FIELD",
     "metadata_of",
     "namespace_matches",
     "namespace_of",

@@ -135,7 +135,7 @@ class MemfoldStore(BaseStore):
 
     def _read(self, op: Op, now: datetime) -> Result:
         if isinstance(op, GetOp):
-            return self._get(op.namespace, op.key, now)
+            return self._get(op.namespace, op.key, now, refresh=op.refresh_ttl)
         if isinstance(op, SearchOp):
             return self._search(op, now)
         if isinstance(op, ListNamespacesOp):
@@ -199,11 +199,30 @@ class MemfoldStore(BaseStore):
         omit = bool((self.ttl_config or {}).get("omit_expired"))
         return not (omit and lg_ttl.is_expired(record, now))
 
-    def _get(self, namespace: tuple[str, ...], key: str, now: datetime) -> Item | None:
+    def _get(
+        self, namespace: tuple[str, ...], key: str, now: datetime, *, refresh: bool
+    ) -> Item | None:
         record = self._record(namespace, key)
         if record is None or not self._visible(record, now):
             return None
+        if refresh:
+            self._refresh([record], now)
         return _item(record, namespace)
+
+    def _refresh(self, records: Iterable[MemoryRecord], now: datetime) -> None:
+        """LangGraph's refresh on read: each item put with a TTL expires that many
+        minutes from now, when the TTL config asks for it (``refresh_on_read``, off
+        unless given, as in LangGraph's SQL stores). memfold's expiry moved in place
+        (``Store.set_expiries``): a read is no change of the item, so no version and no
+        log row."""
+        if self.memory.read_only or not (self.ttl_config or {}).get("refresh_on_read"):
+            return
+        moved = [
+            (r.id, lg_ttl.expiry(now, r.metadata[lg.TTL_FIELD]))
+            for r in records
+            if r.metadata.get(lg.TTL_FIELD) is not None and not lg_ttl.is_expired(r, now)
+        ]
+        self.memory.store.set_expiries(moved)
 
     def _put(self, op: PutOp, now: datetime) -> None:
         namespace, key, value = op.namespace, op.key, op.value
@@ -225,6 +244,8 @@ class MemfoldStore(BaseStore):
         if index.marker is not None:
             metadata[lg.INDEX_FIELD] = index.marker
         expires_at = lg_ttl.expiry(now, op.ttl)
+        if expires_at is not None:
+            metadata[lg.TTL_FIELD] = op.ttl
         self._vectors.warm(index.texts)
         if (
             old is not None
@@ -278,6 +299,8 @@ class MemfoldStore(BaseStore):
             return lg_filters.matches(value, after) and self._visible(record, now)
 
         found = lg_search.search(self.memory, self._vectors, self.config, query, targets, keep)
+        if op.refresh_ttl:
+            self._refresh((record for _, record, _ in found), now)
         return [_search_item(record, ns, score) for score, record, ns in found]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:

@@ -9,8 +9,10 @@
   ``start_ttl_sweeper()`` runs it every ``sweep_interval_minutes`` in a thread.
 - Until it is swept (or ticked), an expired item is still read, as LangGraph's stores
   read it, unless the TTL config says ``omit_expired``.
-- ``refresh_on_read`` / ``refresh_ttl`` are not honoured: memfold has no way to move a
-  memory's expiry short of a new version (docs/langgraph.md).
+- ``refresh_on_read`` (off unless the TTL config says so, as in LangGraph's SQL
+  stores) and a read's ``refresh_ttl``: a get or search that returns an item put with a
+  TTL (kept in its metadata) pushes its expiry back to now + that TTL, in place
+  (``Store.set_expiries``: no new version, no log row, as access counts are written).
 """
 
 from __future__ import annotations

@@ -302,6 +302,14 @@ class PostgresStore(
             "UPDATE memories SET stability = %s WHERE id = %s", [(s, i) for i, s in values]
         )
 
+    def set_expiries(self, values: Sequence[tuple[str, datetime | None]]) -> None:
+        """(id, expires_at) each, active memories only, in one transaction; version and
+        seq unchanged."""
+        self._db.write_many(
+            "UPDATE memories SET expires_at = %s WHERE id = %s AND status = 'active'",
+            [(t, i) for i, t in values],
+        )
+
     def stats(self) -> JSONDict:
         by_status = {
             str(k): int(v)

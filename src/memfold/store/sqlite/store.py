@@ -353,6 +353,17 @@ class SQLiteStore(
                 "UPDATE memories SET stability = ? WHERE id = ?", [(s, i) for i, s in values]
             )
 
+    def set_expiries(self, values: Sequence[tuple[str, datetime | None]]) -> None:
+        """(id, expires_at) each, active memories only, in one transaction; version and
+        seq unchanged."""
+        if not values:
+            return
+        with self._db.transaction() as conn:
+            conn.executemany(
+                "UPDATE memories SET expires_at = ? WHERE id = ? AND status = 'active'",
+                [(None if t is None else t.isoformat(), i) for i, t in values],
+            )
+
     def stats(self) -> JSONDict:
         by_status = dict(self._q("SELECT status, count(*) FROM memories GROUP BY status"))
         by_area = dict(
