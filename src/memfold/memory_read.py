@@ -111,10 +111,11 @@ class ReadMethods:
         offset: int = 0,
         filters: Mapping[str, Any] | None = None,
     ) -> _Records:
-        """Memories of one scope (``status=None``: every status), oldest first;
-        ``filters``: metadata filter (see README). ``limit``: at most that many (1 or
-        more; None: all), after skipping ``offset``."""
-        statuses = None if status is None else [clean_enum(status, Status, "status")]
+        """Memories of one scope (``status=None`` or ``"all"``: every status, as the CLI
+        and REST say it), oldest first; ``filters``: metadata filter (see README).
+        ``limit``: at most that many (1 or more; None: all), after skipping ``offset``."""
+        every = status is None or status == _ALL_STATUSES
+        statuses = None if every else [clean_enum(status, Status, "status")]
         return self.store.list_memories(
             self._scope(user_id, agent_id, session_id),
             statuses=statuses,
@@ -145,6 +146,9 @@ class ReadMethods:
     def log(self, limit: int = 50) -> _Logs:
         """The newest log rows first."""
         return self.store.list_log(limit=clean_int(limit, "limit", minimum=1, maximum=1_000_000))
+
+
+_ALL_STATUSES = "all"
 
 
 def _areas(area: str | Area | Sequence[str | Area] | None) -> list[Area] | None:

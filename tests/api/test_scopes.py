@@ -142,3 +142,13 @@ def test_async_list_scopes_and_delete_all(db_path: Path, embedder: LocalEmbedder
                 await mem.delete_all()
 
     asyncio.run(scenario())
+
+
+def test_list_takes_all_for_every_status_as_the_cli_and_rest_do(mem_off: Memory) -> None:
+    ids = fill(mem_off)
+    every = [r.id for r in mem_off.list(user_id="alice", status="all")]
+    assert every == [r.id for r in mem_off.list(user_id="alice", status=None)]
+    assert ids["alice"][2] in every  # the archived one too
+    assert ids["alice"][2] not in [r.id for r in mem_off.list(user_id="alice")]
+    with pytest.raises(InvalidInput, match="status must be one of"):
+        mem_off.list(user_id="alice", status="every")
