@@ -88,7 +88,15 @@ def test_rows_are_never_updated_and_sessions_erase_whole(store: BackendStore) ->
     with pytest.raises(Exception, match="append-only"), store.transaction():
         store._w("UPDATE summaries SET text = 'changed'")
     assert store.messages(KEY)[0].content == "keep me"
+    # nor deleted, but by forget's erasure (seed 002: the transcript is immutable)
+    for table in ("transcripts", "summaries"):
+        with pytest.raises(Exception, match="immutable"), store.transaction():
+            store._w(f"DELETE FROM {table}")
+    assert len(store.messages(KEY)) == 1 and len(store.summary_parts(KEY)) == 1
     assert store.transcript_sessions() == sorted([KEY, other])
     assert store.delete_transcripts([KEY]) == 2
     assert store.messages(KEY) == [] and store.summary_parts(KEY) == []
     assert store.transcript_sessions() == [other]
+    with pytest.raises(Exception, match="immutable"), store.transaction():
+        store._w("DELETE FROM transcripts")  # the erasure named KEY only, and for its own time
+    assert [m.content for m in store.messages(other)] == ["other"]

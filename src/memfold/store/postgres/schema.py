@@ -345,6 +345,30 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE memories ADD COLUMN IF NOT EXISTS passages BYTEA;
         """,
     ),
+    (
+        12,
+        # Transcripts and summary parts refuse a delete too (as SQLite's 19), unless
+        # forget's erasure named the session in transcript_erasure.
+        """
+        CREATE TABLE IF NOT EXISTS transcript_erasure (session_key TEXT PRIMARY KEY);
+        CREATE OR REPLACE FUNCTION memfold_erased_only() RETURNS trigger AS $$
+        BEGIN
+            IF NOT EXISTS (
+                SELECT 1 FROM transcript_erasure WHERE session_key = OLD.session_key
+            ) THEN
+                RAISE EXCEPTION '% rows are immutable: only forget erases them', TG_TABLE_NAME;
+            END IF;
+            RETURN OLD;
+        END;
+        $$ LANGUAGE plpgsql;
+        DROP TRIGGER IF EXISTS transcripts_erased_only ON transcripts;
+        CREATE TRIGGER transcripts_erased_only BEFORE DELETE ON transcripts
+            FOR EACH ROW EXECUTE FUNCTION memfold_erased_only();
+        DROP TRIGGER IF EXISTS summaries_erased_only ON summaries;
+        CREATE TRIGGER summaries_erased_only BEFORE DELETE ON summaries
+            FOR EACH ROW EXECUTE FUNCTION memfold_erased_only();
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

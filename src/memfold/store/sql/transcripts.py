@@ -1,8 +1,9 @@
 """The conversation tables, for both backends: append-only transcripts and summary
 parts (engine/conversation). Rows are only ever inserted; each schema refuses an
-update. An append reads the session's last position and writes after it in one
-transaction, which holds the store's writer lock (SQLite's ``BEGIN IMMEDIATE``,
-PostgreSQL's advisory lock), so two appends to one session never draw one position."""
+update, and a delete outside ``delete_transcripts`` (forget's erasure). An append
+reads the session's last position and writes after it in one transaction, which holds
+the store's writer lock (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's advisory lock), so
+two appends to one session never draw one position."""
 
 from __future__ import annotations
 
@@ -157,14 +158,20 @@ class TranscriptTables(SQLTables):
 
     def delete_transcripts(self, session_keys: Sequence[str]) -> int:
         """Erase whole sessions (``Memory.forget`` of their scope): messages and summary
-        parts; the rows deleted."""
+        parts; the rows deleted. The schema refuses any other delete of these rows: a
+        session is named in ``transcript_erasure`` for the length of this transaction
+        (its delete triggers ask for it), then struck off again."""
         keys = list(dict.fromkeys(session_keys))
         if not keys:
             return 0
         deleted = 0
         with self._tx():
+            self._write_many(
+                "INSERT INTO transcript_erasure (session_key) VALUES (?)", [(k,) for k in keys]
+            )
             for chunk in self._dialect.chunks(keys):
                 clause, values = self._dialect.any_of("session_key", chunk)
                 deleted += self._write(f"DELETE FROM transcripts WHERE {clause}", values)
                 deleted += self._write(f"DELETE FROM summaries WHERE {clause}", values)
+                self._write(f"DELETE FROM transcript_erasure WHERE {clause}", values)
         return deleted

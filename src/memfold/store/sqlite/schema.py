@@ -477,6 +477,25 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE memories ADD COLUMN passages BLOB;
         """,
     ),
+    (
+        19,
+        # Transcripts and summary parts are immutable (seed 002): a delete is refused
+        # too, unless its session is named in transcript_erasure, which only forget's
+        # erasure writes, for the length of its transaction (store/sql/transcripts.py).
+        """
+        CREATE TABLE transcript_erasure (session_key TEXT PRIMARY KEY);
+        CREATE TRIGGER transcripts_erased_only BEFORE DELETE ON transcripts
+        WHEN NOT EXISTS (SELECT 1 FROM transcript_erasure WHERE session_key = OLD.session_key)
+        BEGIN
+            SELECT RAISE(ABORT, 'transcripts are immutable: only forget erases them');
+        END;
+        CREATE TRIGGER summaries_erased_only BEFORE DELETE ON summaries
+        WHEN NOT EXISTS (SELECT 1 FROM transcript_erasure WHERE session_key = OLD.session_key)
+        BEGIN
+            SELECT RAISE(ABORT, 'summary parts are immutable: only forget erases them');
+        END;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
