@@ -90,7 +90,12 @@ class LLMTimeout(LLMError):
 
 
 class BudgetExhausted(LLMError):
-    """The daily token budget or a rate window is used up; fails at once."""
+    """memfold's own daily token budget or rate window is used up; fails at once."""
+
+
+class LLMRateLimited(LLMError):
+    """The provider refused the call for its rate limit (HTTP 429), retries included:
+    transient, the next cycle asks again."""
 
 
 class LLMReplyInvalid(LLMError):

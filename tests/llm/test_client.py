@@ -12,9 +12,9 @@ import pytest
 
 from memfold.config import LLMSettings, RoleSettings
 from memfold.errors import (
-    BudgetExhausted,
     ConfigError,
     LLMError,
+    LLMRateLimited,
     LLMReplyInvalid,
     LLMTimeout,
     LLMUnavailable,
@@ -67,7 +67,7 @@ async def test_prompt_asks_for_json_when_role_has_no_json_schema(
 # Retried faults back off 0.2 s then 0.4 s (+ jitter): give them a longer timeout.
 FAULTS = [
     (Fault.DELAY, LLMTimeout, 1),
-    (Fault.RATE_LIMIT, BudgetExhausted, 3),
+    (Fault.RATE_LIMIT, LLMRateLimited, 3),  # the provider's 429, not memfold's budget
     (Fault.SERVER_ERROR, LLMUnavailable, 3),
     (Fault.DROP, LLMUnavailable, 3),
     (Fault.MALFORMED, LLMReplyInvalid, 1),

@@ -9,7 +9,13 @@ from dataclasses import dataclass
 
 import openai
 
-from memfold.errors import BudgetExhausted, LLMError, LLMReplyInvalid, LLMTimeout, LLMUnavailable
+from memfold.errors import (
+    LLMError,
+    LLMRateLimited,
+    LLMReplyInvalid,
+    LLMTimeout,
+    LLMUnavailable,
+)
 from memfold.llm import usage as outcomes
 from memfold.llm.formats import FormatRefused, refuses_format
 
@@ -87,7 +93,7 @@ def classify_failure(
         )
     if isinstance(err, openai.RateLimitError):
         return CallFailure(
-            BudgetExhausted(f"{endpoint} rate-limited the call (429): {err.message}"),
+            LLMRateLimited(f"{endpoint} rate-limited the call (429): {err.message}"),
             outcomes.RATE_LIMITED,
         )
     if isinstance(err, openai.APITimeoutError):  # before its parent APIConnectionError

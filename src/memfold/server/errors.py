@@ -25,6 +25,7 @@ from memfold.errors import (
     EmbeddingMismatch,
     InvalidInput,
     LLMError,
+    LLMRateLimited,
     MemfoldError,
     NotFound,
     ReadOnlyStore,
@@ -44,6 +45,7 @@ ERROR_CODES: tuple[tuple[type[MemfoldError], int, str], ...] = (
     (InvalidInput, 422, "invalid_input"),
     (StoreUnavailable, 503, "store_unavailable"),
     (BudgetExhausted, 503, "llm_budget_exhausted"),
+    (LLMRateLimited, 503, "llm_rate_limited"),
     (LLMError, 502, "llm_error"),
     (ConfigError, 500, "config_error"),
 )
