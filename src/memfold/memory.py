@@ -24,7 +24,7 @@ from memfold.engine.lease import current_owner, reclaim_dead
 from memfold.engine.lifecycle.expiry import add_warnings
 from memfold.engine.review.api import Review
 from memfold.engine.undo import undo as undo_change
-from memfold.engine.worker import BackgroundWorker, decide_now, drain
+from memfold.engine.worker import BackgroundWorker, TickSchedule, decide_now, drain
 from memfold.errors import InvalidInput
 from memfold.index.vector_index import VectorIndex
 from memfold.judge.base import Judge
@@ -125,6 +125,10 @@ class Memory(MaintenanceMethods):
         )
         self.judge: Judge = judge or make_judge(self.settings, usage_sink=self.store)
         self._worker: BackgroundWorker | None = None
+        # Seed 004's tick every lifecycle.tick_every_adds saves, where no worker counts
+        # them: sync adds and the saves flush() decides (the background worker and
+        # `memfold worker` keep their own schedule).
+        self._ticks: TickSchedule | None = None
         if self.read_only:  # reads only: no job is reclaimed or run, no access counted
             return
         cfg = self.settings.store
@@ -137,6 +141,8 @@ class Memory(MaintenanceMethods):
         reclaim_dead(self.store)  # jobs a killed process left running are claimable now
         if self.mode is ConsolidateMode.BACKGROUND:
             self._worker = BackgroundWorker(self.ctx, self.judge)
+        elif self.mode is not ConsolidateMode.OFF:
+            self._ticks = TickSchedule(self.ctx, self.judge)
 
     # lifecycle ----------------------------------------------------------------
     def close(self) -> None:
@@ -236,6 +242,7 @@ class Memory(MaintenanceMethods):
             result = AddResult(record, job_id=job.id, warnings=warnings)
             outcome = decide_now(self.ctx, self.judge, job)
             result.decision, result.log_id = outcome.decision, outcome.log_id
+            self._decided(1)
             result.memory = self.get(record.id)
             return result
         enqueue = self.mode is not ConsolidateMode.OFF
@@ -401,12 +408,19 @@ class Memory(MaintenanceMethods):
         if self.mode is ConsolidateMode.OFF or self.read_only:
             return 0
         handled = drain(self.ctx, self.judge)
+        self._decided(handled)
         if self._worker is not None:
             self._worker.wait_idle(timeout)
         waiting = self.store.count_jobs("pending") - self.store.count_jobs("pending", ready=True)
         if waiting:
             log.info("flush: %d jobs wait to retry after a transient failure", waiting)
         return handled
+
+    def _decided(self, saves: int) -> None:
+        """Count saves decided in this thread; the lifecycle tick runs when due."""
+        if self._ticks is not None and saves:
+            self._ticks.added(saves)
+            self._ticks.maybe_tick()
 
 
 _ADD_KEYS = {"text", *conv.AddOptions.__annotations__}

@@ -150,3 +150,31 @@ def test_spacing_effect_on_both_backends(mem_off: Memory) -> None:
     got = mem_off.get(old.id)
     assert got.stability == pytest.approx(0.15)
     assert (got.access_count, got.last_access_at) == (2, NOW)
+
+
+@pytest.mark.parametrize("mode", ["sync", "queue"])
+def test_sync_adds_and_a_flushed_queue_tick_every_n_saves(
+    db_path: Path, embedder: LocalEmbedder, mode: str
+) -> None:
+    # seed 004: "a tick every 5 ingestions", with no background worker to count them
+    settings = Settings(lifecycle={"tick_every_adds": 5})
+    with Memory(db_path, embedder=embedder, settings=settings, consolidate=mode) as mem:
+        old = mem.add("Kim went to a ski camp", user_id="u1", created_at="2001-01-01")
+        for text in ("Kim likes tea", "Kim plays chess", "Kim owns a red bike"):
+            mem.add(text, user_id="u1")
+        mem.flush()
+        assert mem.store.get_meta(LAST_TICK_KEY) is None  # 4 saves: not yet
+        mem.add("Kim reads crime novels", user_id="u1")
+        mem.flush()
+        assert mem.store.get_meta(LAST_TICK_KEY) is not None
+        assert mem.get(old.memory.id).tier is Tier.COLD
+
+
+def test_a_store_that_only_stores_never_ticks_on_its_own(
+    db_path: Path, embedder: LocalEmbedder
+) -> None:
+    settings = Settings(lifecycle={"tick_every_adds": 1})
+    with Memory(db_path, embedder=embedder, settings=settings, consolidate="off") as mem:
+        mem.add("Kim likes tea", user_id="u1")
+        mem.flush()
+        assert mem.store.get_meta(LAST_TICK_KEY) is None
