@@ -36,7 +36,13 @@ def test_report_numbers(open_mem: Callable[..., Memory], judge: ScriptedJudge) -
     assert "State: closed" in md
     llm = first.llm_calls + second.llm_calls
     assert f"{llm} LLM calls" in md and llm == judge.classify_calls + 5
-    assert re.search(r"\| 1 \| .* \| done \| 0\.870 \| conservative \| \d+ \| \d+ \| 5 \| 0 \|", md)
+    # a run that merged nothing says why, beside its status (seed 003: the first run)
+    second_row = next(line for line in md.splitlines() if line.startswith(f"| {second.id} |"))
+    (why,) = [r for g in second.counts["decisions"][-1]["gates"].values() for r in g["reasons"]]
+    assert why in second_row and "10" in why
+    assert re.search(
+        r"\| 1 \| .* \| done \| [^|]+ \| 0\.870 \| conservative \| \d+ \| \d+ \| 5 \| 0 \|", md
+    )
 
     html = review.report("7d", "html")
     assert html.startswith("<!doctype html>") and html.count("<svg") == 2

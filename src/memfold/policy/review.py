@@ -9,6 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from memfold.config import ReviewSettings
 from memfold.model import Category, JSONDict, PairLabel
@@ -212,3 +213,15 @@ def weighted_confidence(
     )
     weight = settings.feedback_confidence_weight
     return max(0.0, min(1.0, confidence * (1.0 - weight * doubt / total)))
+
+
+def gate_reasons(gates: Mapping[str, Any]) -> str:
+    """Why a run's gates merged what they did or nothing (each scope's reasons, the same
+    reason once): what a report and the review page show beside a run's status, so a
+    halted run says why. "-" when no gate gave one."""
+    seen: dict[str, None] = {}
+    for gate in gates.values():
+        if isinstance(gate, Mapping):
+            for reason in gate.get("reasons") or ():
+                seen.setdefault(str(reason), None)
+    return "; ".join(seen) or "-"

@@ -19,6 +19,7 @@ from memfold.engine.review.report_charts import merges_chart, p90_chart
 from memfold.engine.review.runs import parse_since
 from memfold.memory import Memory
 from memfold.model import ApiKey, JSONDict, LogEntry, MemoryRecord, Scope
+from memfold.policy.review import gate_reasons
 from memfold.server.auth import may_see
 from memfold.server.visibility import item_visible, visible_log
 
@@ -253,6 +254,7 @@ def scoped_report(memory: Memory, since: str, key: ApiKey) -> JSONDict:
                     "scope": scope_key,
                     "started": run.started_at.strftime("%Y-%m-%d %H:%M"),
                     "status": run.status,
+                    "why": gate_reasons({scope_key: gate}),
                     "p90": p90,
                     "p90_text": "-" if p90 is None else f"{p90:.3f}",
                     "band": str(gate.get("band", "-")),

@@ -15,7 +15,7 @@ from memfold.engine.review.report_charts import merges_chart, p90_chart
 from memfold.engine.review.runs import breaker_state, parse_since
 from memfold.errors import InvalidInput
 from memfold.model import JSONDict, utcnow
-from memfold.policy.review import past_cold_start
+from memfold.policy.review import gate_reasons, past_cold_start
 
 _env = jinja2.Environment(
     loader=jinja2.PackageLoader("memfold", "templates"),
@@ -43,6 +43,7 @@ def report_data(ctx: Context, since: datetime) -> JSONDict:
                 "id": run.id,
                 "started": run.started_at.strftime("%Y-%m-%d %H:%M"),
                 "status": run.status,
+                "why": gate_reasons(gates),
                 "p90": run.p90,
                 "p90_text": "-" if run.p90 is None else f"{run.p90:.3f}",
                 "band": ",".join(bands) or "-",
