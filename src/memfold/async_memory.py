@@ -15,6 +15,7 @@ from memfold.engine.conversation import add as conv
 from memfold.engine.erase import ForgetReport
 from memfold.engine.lifecycle.rehydrate import Rehydrated
 from memfold.engine.lifecycle.tick import TickReport
+from memfold.engine.links_read import Neighbourhood
 from memfold.engine.scopes import DeleteAllResult
 from memfold.engine.vector_index_build import VectorIndexBuilt
 from memfold.memory import Memory, _Ints, _Results
@@ -104,6 +105,14 @@ class AsyncMemory:
 
     async def flush(self, timeout: float | None = None) -> int:
         result: int = await self._run(self.sync.flush, timeout)
+        return result
+
+    async def links(self, memory_id: str, **kwargs: Any) -> Neighbourhood:
+        result: Neighbourhood = await self._run(self.sync.links, memory_id, **kwargs)
+        return result
+
+    async def export_graph(self, **kwargs: Any) -> str:
+        result: str = await self._run(self.sync.export_graph, **kwargs)
         return result
 
     async def history(self, memory_id: str) -> _Logs:

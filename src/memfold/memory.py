@@ -30,6 +30,7 @@ from memfold.index.vector_index import VectorIndex
 from memfold.judge.base import Judge
 from memfold.judge.select import make_judge
 from memfold.memory_input import new_memory
+from memfold.memory_links import LinkMethods
 from memfold.memory_maintenance import MaintenanceMethods
 from memfold.model import AddResult, Area, Category, ConsolidateMode, LogEntry, MemoryRecord
 from memfold.policy.validate import (
@@ -54,7 +55,7 @@ _Results = list[AddResult]
 _Ints = list[int]
 
 
-class Memory(MaintenanceMethods):
+class Memory(LinkMethods, MaintenanceMethods):
     """A memory store that consolidates itself on every save (reading methods: get,
     search, list, list_scopes, history, log are in memory_read.ReadMethods; stats,
     usage, export, import_, reembed, tick, rehydrate, build_vector_index in

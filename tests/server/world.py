@@ -142,6 +142,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("DELETE", "/v1/memories/{memory_id}", "write"),
     Endpoint("GET", "/v1/memories/{memory_id}/history", "read"),
     Endpoint("POST", "/v1/memories/{memory_id}/feedback", "write", body=lambda t: {"kind": "used"}),
+    Endpoint("GET", "/v1/memories/{memory_id}/links", "read"),
+    Endpoint("GET", "/v1/graph", "read", params=_user),
     # the log
     Endpoint("GET", "/v1/log", "read", scoped=False),
     Endpoint("GET", "/v1/log", "read", params=lambda t: {"memory_id": t.memory_id}),

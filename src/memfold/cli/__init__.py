@@ -10,6 +10,7 @@ from memfold.cli.app import app, main
 # Each module registers its commands on ``app``; this order is the order of --help.
 for _module in (
     "records",
+    "links",
     "edit",
     "forget",
     "lifecycle",

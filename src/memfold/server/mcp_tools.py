@@ -29,6 +29,8 @@ from memfold.server.visibility import log_visible, owned_log
 JSON = dict[str, Any]
 # Rows of memories that need not be active show their status.
 _WITH_STATUS = views.fields_of(["status"], match=False)
+# get_memory lists at most this many linked memories (kind, direction, id each).
+_MCP_LINKS = 20
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -237,7 +239,14 @@ class MemoryTools:
     def get_memory(self, memory_id: MemoryId) -> JSON:
         """The whole record (every field): what the lean shapes leave out."""
         key, _ = self._key(Role.READ)
-        return owned_memory(key, self.memory, memory_id).to_dict()
+        record = owned_memory(key, self.memory, memory_id)
+        around = self.memory.links(
+            record.id, max_nodes=_MCP_LINKS, may_see=lambda other: may_see(key, other.scope)
+        )
+        links = [
+            {"kind": lk.kind.value, "direction": lk.direction, "id": lk.id} for lk in around.links
+        ]
+        return {**record.to_dict(), "links": links}
 
     @tool_errors
     def list_memories(

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from memfold.server.limits import enforce_rate_limit
-from memfold.server.routes import conversations, log, maintenance, memories, review, search
+from memfold.server.routes import conversations, links, log, maintenance, memories, review, search
 from memfold.server.schemas import error_responses
 
 
@@ -21,7 +21,7 @@ def api_router() -> APIRouter:
         responses=error_responses(401, 403, 404, 409, 413, 422, 429, 502, 503),
     )
     # search before memories: "/memories/search" must not match "/memories/{memory_id}"
-    for module in (search, memories, log, review, conversations, maintenance):
+    for module in (search, memories, links, log, review, conversations, maintenance):
         router.include_router(module.router)
     return router
 
