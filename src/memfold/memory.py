@@ -59,7 +59,8 @@ class Memory(LinkMethods, MaintenanceMethods):
     """A memory store that consolidates itself on every save (reading methods: get,
     search, list, list_scopes, history, log are in memory_read.ReadMethods; stats,
     usage, export, import_, reembed, tick, rehydrate, build_vector_index in
-    memory_maintenance.MaintenanceMethods).
+    memory_maintenance.MaintenanceMethods; links, export_graph in
+    memory_links.LinkMethods).
 
     ``path``: the SQLite file (argument, else ``MEMFOLD_PATH``, else the user
     data dir). ``url``: a PostgreSQL store instead, "postgresql://..." (argument, else
