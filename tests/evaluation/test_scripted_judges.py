@@ -5,6 +5,7 @@ figures are what the guards let through."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from memfold.config import Settings
 from memfold.evaluation.run_scenarios import Scenario
 from memfold.evaluation.runner import run_eval
 from memfold.evaluation.scripted_judge import ScenarioScript
+from memfold.testing.fake_replies import Reply
 
 SCENARIOS: list[dict[str, Any]] = [
     {
@@ -28,6 +30,12 @@ SCENARIOS: list[dict[str, Any]] = [
         "kind": "distinct",
         "existing": ["Sam lives in Leeds."],
         "new": "Sam lives in York.",
+    },
+    {
+        "id": "upd",
+        "kind": "update",
+        "existing": ["Sam's rent is $1,200 a month."],
+        "new": "Sam's rent is now $1,350 a month.",
     },
     {
         "id": "con",
@@ -62,11 +70,14 @@ def test_the_oracle_folds_a_restatement_and_keeps_what_differs(tmp_path: Path) -
     rows = {r["id"]: r for r in result["rows"]}
     assert rows["dup"]["proposed"] == "REPLACE" and rows["dup"]["ok"]
     assert rows["dis"]["proposed"] == "KEEP_SEPARATE" and rows["dis"]["ok"]
+    # The oracle is sure of its supersede: its tokens' probability passes the DELETE gate.
+    assert rows["upd"]["action"] == "DELETE" and rows["upd"]["ok"]
+    assert rows["upd"]["confidence"] >= 0.98
     assert result["distinct_violations"] == 0 and result["contradictions_dropped"] == 0
-    assert result["judged"] == 3  # every save asked the scripted model
+    assert result["judged"] == 4  # every save asked the scripted model
     after = result["after_review"]
     assert after["run"]["status"] == "done" and after["run"]["counts"]["classified"] >= 1
-    assert result["llm_calls"] == 3 + after["run"]["llm_calls"]  # saves, then review
+    assert result["llm_calls"] == 4 + after["run"]["llm_calls"]  # saves, then review
 
 
 @pytest.mark.parametrize("action", ["REPLACE", "DELETE", "MERGE", "UPDATE"])
@@ -77,6 +88,7 @@ def test_an_adversary_proposes_its_action_and_the_guards_count_the_refusals(
     rows = {r["id"]: r for r in result["rows"]}
     # A MERGE whose text is the new memory's alone is read as the REPLACE it amounts to.
     assert {rows[i]["proposed"] for i in ("dis", "con")} <= {action, "REPLACE"}
+    assert all(rows[i]["confidence"] >= 0.98 for i in ("dis", "con"))  # a sure adversary
     assert result["distinct_violations"] == 0 and result["contradictions_dropped"] == 0
     refused = [r for r in rows.values() if r["action"] == "KEEP_SEPARATE"]
     assert refused and all(r["reasons"] for r in refused)
@@ -88,10 +100,17 @@ def test_a_scripted_judge_runs_the_scenarios_suite_only(tmp_path: Path) -> None:
         run_eval(tmp_path, judge="oracle", suites=["pairs"], console=Console(quiet=True))
 
 
+def _answer(script: ScenarioScript, body: dict[str, Any]) -> Any:
+    reply = script(body)
+    assert isinstance(reply, Reply) and reply.logprobs  # every token scored
+    assert isinstance(reply.content, str)
+    return json.loads(reply.content)
+
+
 def test_the_script_answers_each_request_kind() -> None:
     scenarios = [Scenario(s["id"], s["kind"], tuple(s["existing"]), s["new"]) for s in SCENARIOS]
-    oracle = ScenarioScript(scenarios, "oracle")
-    adversary = ScenarioScript(scenarios, "adversary")
+    oracle = partial(_answer, ScenarioScript(scenarios, "oracle"))
+    adversary = partial(_answer, ScenarioScript(scenarios, "adversary"))
     item = "Item 1\nNEW: Sam lives in York.\n1: Sam likes tea. (same words)\n2: Sam lives in Leeds."
     body = {"messages": [{"role": "user", "content": item}]}
     assert oracle(body)["decisions"][0]["action"] == "KEEP_SEPARATE"

@@ -14,7 +14,9 @@ OpenAI-compatible server on loopback (``memfold.testing.FakeLLMServer``): every 
 parsed back into its items (the new memory and its numbered candidates, or the pairs, or
 the memories to merge), each matched to its scenario by text. So the parsing, masking and
 every guard of the LLM path run as they do for a real model, and the figure is the
-guards'. Confidence is stated as 0.99 (no token probabilities).
+guards'. Both are sure of themselves: each action and label token carries probability 0.99
+(a stated confidence alone counts for nothing), so a gate on confidence does not stand in
+for the guards.
 """
 
 from __future__ import annotations
@@ -78,14 +80,14 @@ class ScenarioScript:
     def oracle(self) -> bool:
         return self.judge == "oracle"
 
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
-        from memfold.testing.fake_replies import user_payload
+    def __call__(self, body: dict[str, Any]) -> Any:
+        from memfold.testing.fake_replies import confident, user_payload
 
         payload = user_payload(body)
         if "items" in payload:
-            return {"decisions": [self._decide(item) for item in payload["items"]]}
+            return confident({"decisions": [self._decide(item) for item in payload["items"]]})
         if "pairs" in payload:
-            return {"verdicts": [self._label(pair) for pair in payload["pairs"]]}
+            return confident({"verdicts": [self._label(pair) for pair in payload["pairs"]]})
         texts = [str(m.get("text", "")) for m in payload.get("memories", [])]
         return {"text": self._write(texts), "reasoning": self.judge}
 
