@@ -41,6 +41,41 @@ def test_a_change_cue_about_the_same_statement_is_evidence() -> None:
 
 
 @pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # The shared words stand in a clause under the cue's, not in what it says changed.
+        (
+            "Wen will share some job descriptions with Joshua.",
+            "Wen started using Jobscan to compare the resume against five job descriptions.",
+        ),
+        (
+            "Dara feels overwhelmed.",
+            "Now Dara asks how to cut the essay without overwhelming readers.",
+        ),
+        ("Pia plans the menu.", "Pia now rests on Sundays, after she plans the menu with Leo."),
+    ],
+)
+def test_a_cue_speaks_of_its_own_clause_only(older: str, newer: str) -> None:
+    found = supersede_evidence(older, newer, 0.5)
+    assert not found.found and not found.retraction
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Ravi drives to work.", "Ravi started cycling to work."),
+        (
+            "Freya prefers meetings in the afternoon.",
+            "Freya now prefers to hold meetings in the morning.",
+        ),
+        ("Yusuf eats meat.", "Yusuf no longer eats meat."),
+    ],
+)
+def test_a_cue_over_the_older_statement_is_evidence(older: str, newer: str) -> None:
+    assert supersede_evidence(older, newer, 0.5).found
+
+
+@pytest.mark.parametrize(
     "plan",
     [
         "Tariq may move to Porto.",
@@ -254,3 +289,42 @@ def test_a_value_told_anew_under_a_cue_is_a_change(older: str, newer: str, moved
 )
 def test_what_is_no_value_told_anew(older: str, newer: str) -> None:
     assert moved_value(older, newer) == ""
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # Each dated on another day, neither moved: two events.
+        (
+            "Ines is dining with Marta at the Harbour Inn on May 22.",
+            "Ines thanked Marta, who joined her for the July 10 retreat to celebrate her new job.",
+        ),
+        # A goal in one, what is so in the other.
+        ("Kofi is aiming for a 10% raise.", "Kofi recently got a new title with a 12% raise."),
+        (
+            "Mina is trying to reach 100% test coverage on the parser.",
+            "Mina is trying to raise the parser's coverage, which recently improved to 78%.",
+        ),
+    ],
+)
+def test_a_cue_does_not_join_two_events_or_a_goal_and_an_actual(older: str, newer: str) -> None:
+    assert not supersede_evidence(older, newer, 0.5).found
+
+
+def test_a_day_something_moved_to_is_a_change() -> None:
+    older = "Teo's dentist appointment is on March 3."
+    assert supersede_evidence(older, "Teo's dentist appointment was moved to March 10.", 0.5).found
+
+
+def test_a_thing_aimed_at_is_not_the_thing_done() -> None:
+    older = "Omar upgraded the build server to Node 18."
+    newer = "Omar is trying to upgrade the build server to Node 18."
+    assert any(d.kind == "certainty" for d in restatement_differences(older, newer, 2, 2))
+    assert any(d.kind == "certainty" for d in restatement_differences(newer, older, 2, 2))
+
+
+def test_a_verb_the_parse_read_as_a_noun_is_still_a_swap() -> None:
+    # spaCy reads "Lena studies Spanish" as a noun phrase with no verb.
+    older = "Lena teaches Spanish at the community college on Tuesdays."
+    newer = "Lena studies Spanish at the community college on Tuesdays."
+    assert substitutions(older, newer, 2)

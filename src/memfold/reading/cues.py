@@ -6,6 +6,8 @@ Read from ``data/change_cues.txt`` and ``data/value_change_verbs.txt``. Pure."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from memfold.reading import tables
 from memfold.reading.facts import Facts
 from memfold.reading.keys import norm
@@ -18,6 +20,8 @@ _COMPARATIVES = frozenset(("JJR", "RBR"))
 _VALUE_OBJECTS = frozenset(("dobj", "npadvmod", "attr"))
 
 _VALUE_PREPOSITIONS = frozenset(("to", "from", "by", "through", "until", "till"))
+_AUXILIARIES = frozenset(("aux", "auxpass"))
+_COMPLEMENTS = frozenset(("acomp", "attr", "oprd", "dobj"))
 
 
 def change_cues(f: Facts, plans: bool = False) -> set[str]:
@@ -52,6 +56,56 @@ def _find_cues(f: Facts, plans: bool) -> list[tuple[int, int, str]]:
                     ):
                         found.append((i, n, " ".join(entry.words)))
     return found
+
+
+def cue_scope(f: Facts, spans: Iterable[tuple[int, int]]) -> frozenset[int]:
+    """The words the change cues at ``spans`` speak of: the clause of the verb each cue
+    belongs to (the cue verb itself, or the verb a "now" or "no longer" hangs on), with
+    the verb it takes for its complement ("started using Jobscan", "now prefers to
+    schedule"), but no clause further down ("... to compare the resume against job
+    descriptions", "... without overwhelming the reader"): what changed is said there,
+    not in a clause of its own."""
+    verbs = _cue_verbs(f, spans)
+    return frozenset(
+        j
+        for j in range(len(f.heads))
+        if j in verbs or (_clause_of(f, j) in verbs and f.poses[j] != "VERB")
+    )
+
+
+def cue_predicates(f: Facts, spans: Iterable[tuple[int, int]]) -> frozenset[int]:
+    """What the clauses of the cues at ``spans`` say of their subjects: their verbs and
+    the complements those take ("no longer eats", "is no longer vegan"), not a word in
+    a phrase beside them ("cut the essay without overwhelming readers")."""
+    verbs = _cue_verbs(f, spans)
+    said = {j for j, head in enumerate(f.heads) if head in verbs and f.deps[j] in _COMPLEMENTS}
+    return frozenset(verbs | said)
+
+
+def _cue_verbs(f: Facts, spans: Iterable[tuple[int, int]]) -> set[int]:
+    verbs: set[int] = set()
+    for i, n in spans:
+        for j in range(i, i + n):
+            verb = _verb_of(f, j)
+            if f.deps[verb] in _AUXILIARIES:
+                verb = f.heads[verb]  # "is now wondering" read with "now" on "is"
+            verbs.add(verb)
+            verbs |= {k for k, head in enumerate(f.heads) if head == verb and f.deps[k] == "xcomp"}
+    return verbs
+
+
+def _clause_of(f: Facts, j: int) -> int:
+    """The verb whose clause word ``j`` stands in: its nearest head that is a verb (not
+    an auxiliary), or -1 when none is."""
+    seen = {j}
+    while f.heads[j] != j:
+        j = f.heads[j]
+        if j in seen:
+            break
+        seen.add(j)
+        if f.poses[j] in ("VERB", "AUX") and f.deps[j] not in _AUXILIARIES:
+            return j
+    return -1
 
 
 def _takes_value(f: Facts, start: int, n: int) -> bool:

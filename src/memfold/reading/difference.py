@@ -25,6 +25,7 @@ Cover = Literal["newer", "either"]
 # Differences of wording alone: a word or a verb with no counterpart.
 WORDING = ("word", "relation")
 _DATED = ("date", "year")
+_TOLD = frozenset(("VBD", "VBZ", "VBP", "VBN"))
 # The shortest word a negating prefix is read on ("unable", not "unit" or "income").
 _MIN_BASE = 4
 
@@ -183,12 +184,38 @@ def _denied(f: Facts) -> set[str]:
 
 def _certainty(a: Facts, b: Facts) -> list[Difference]:
     """A statement both make, hedged in one only: "may have been a pioneer" / "was a
-    pioneer" (``data/hedges.txt``)."""
-    return [
+    pioneer" (``data/hedges.txt``); or aimed at in one only: "is trying to upgrade to
+    Node 18" / "upgraded to Node 18" (the complement of a goal word's verb,
+    ``data/goal_words.txt``)."""
+    out = [
         Difference("certainty", f"'{word}' is hedged in one text only")
         for word in sorted(a.hedged ^ b.hedged)
         if stem(word) in a.every_stem and stem(word) in b.every_stem
     ]
+    ours, theirs = _aimed(a), _aimed(b)
+    done_a, done_b = _done(a) - ours, _done(b) - theirs
+    out += [
+        Difference("certainty", f"'{verb}' is aimed at in one text, done in the other")
+        for verb in sorted((ours & done_b) | (theirs & done_a))
+    ]
+    return out
+
+
+def _aimed(f: Facts) -> set[str]:
+    """The verbs (stems) ``f`` says someone aims, tries or plans to do, and never does."""
+    goals = tables.word_set("goal_words")
+    return {
+        stem(f.lemmas[j])
+        for j, head in enumerate(f.heads)
+        if f.deps[j] == "xcomp" and f.poses[j] == "VERB" and f.lemmas[head] in goals
+    }
+
+
+def _done(f: Facts) -> set[str]:
+    """The verbs (stems) ``f`` tells in a finite tense, as done or so."""
+    return {
+        stem(f.lemmas[j]) for j, tag in enumerate(f.tags) if f.poses[j] == "VERB" and tag in _TOLD
+    }
 
 
 def _modifiers(a: Facts, b: Facts) -> list[Difference]:

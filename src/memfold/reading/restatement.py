@@ -223,7 +223,10 @@ def _verb_and_noun(a: Facts, x: str, b: Facts, y: str) -> bool:
         and "VBN" not in tags
     )
     noun = bool(slots_y) and all(pos == "N" and how != "mod" for _, how, pos in slots_y)
-    return verb and noun
+    # A text with no verb at all is one the parse misread ("Lena studies Spanish" as a
+    # noun phrase): its "noun" is the verb it missed, a swap.
+    misread = not any(pos in ("VERB", "AUX") for pos in b.poses)
+    return verb and noun and not misread
 
 
 def _is_thing(f: Facts, word: str) -> bool:

@@ -13,9 +13,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memfold.reading import tables
-from memfold.reading.cues import change_cues, cue_spans, plan_or_wish
+from memfold.reading.cues import (
+    change_cues,
+    cue_predicates,
+    cue_scope,
+    cue_spans,
+    plan_or_wish,
+)
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import stem, table_stems
+from memfold.reading.keys import norm, norm_stem, stem, table_stems
 from memfold.reading.values import Value
 
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
@@ -45,7 +51,13 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     # A plan or a wish ("is going to move") changes only a plan or a wish ("wants daily
     # emails" / "asked for weekly ones instead"), never a fact that still holds.
     plans = plan_or_wish(a)
-    cues = sorted(c for c in change_cues(b, plans) - change_cues(a, plans) if not _said_in(a, c))
+    theirs = change_cues(a, plans)
+    spans = [(i, n, c) for i, n, c in cue_spans(b, plans) if c not in theirs and not _said_in(a, c)]
+    cues = sorted({c for _, _, c in spans})
+    # What a cue says changed is in its own clause: the older's words there, not in a
+    # clause further down ("started using Jobscan to compare ... job descriptions").
+    at = [(i, n) for i, n, _ in spans]
+    scope = cue_scope(b, at) if spans else None
     # A later date is evidence only beside another value that changed ("As of 2023, 12
     # agents" / "As of 2024, 15 agents"); alone it names another one ("the 2024 retreat").
     later = later_date(a, b) if _other_value_changed(a, b) else ""
@@ -55,11 +67,22 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
             return Evidence(False, "a negation with no sign of change: a contradiction", True)
         return Evidence(False, "no change cue and no later date in the newer memory")
     shown = f"change cue {', '.join(repr(c) for c in cues)}" if cues else later
+    if scope is not None:
+        # A retraction negates what the cue's own clause says of its subject.
+        said = cue_predicates(b, at)
+        retracted = [w for w in retracted if any(_lemma(b, j) == w for j in said)]
+        # A word of the older's the newer negates beside its statement ("cut the essay
+        # without overwhelming readers") says nothing of the older's statement.
+        denied = b.negated - a.negated - set(retracted)
+        scope = frozenset(j for j in scope if _lemma(b, j) not in denied)
     if retracted:
         reason = f"the newer memory retracts {', '.join(retracted)} ({shown})"
         return Evidence(True, reason, retraction=True)
     moved = moved_value(older, newer, plans) if cues else ""
-    overlap = core_overlap(a, b)
+    overlap = core_overlap(a, b, scope)
+    apart = "" if moved else _apart(a, b)
+    if apart:
+        return Evidence(False, f"{shown}, but {apart}")
     if moved:
         # One value of the older's told anew: the fact changed, however few of the
         # other words the two messages share.
@@ -68,6 +91,33 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     if overlap < min_overlap:
         return Evidence(False, f"{shown} about something else (overlap {overlap:.2f})")
     return Evidence(True, f"{shown} about the same statement (overlap {overlap:.2f})")
+
+
+def _apart(a: Facts, b: Facts) -> str:
+    """Why two texts hold two facts though a cue sits in the newer, where no value of
+    the older's is told anew under it: each is dated on another day, the newer's not a
+    day something moved to ("celebrating at the Grill on May 22" / "joined for the July
+    10 retreat": two events; not "moved to March 10"), or an amount is a goal in one and
+    what is so in the other ("aiming for a 10 % raise" / "got a 12 % raise"). "" when
+    neither."""
+    days_a = {v.key for v in a.values if v.kind == "date"}
+    days_b = [v for v in b.values if v.kind == "date"]
+    moved_to = any(_moved_to(b, v.index) for v in days_b)
+    if days_a and days_b and not days_a & {v.key for v in days_b} and not moved_to:
+        return "each is dated on another day: two events"
+    for kind in _AMOUNTS:
+        ours = [v for v in a.values if v.kind == kind]
+        theirs = [v for v in b.values if v.kind == kind]
+        goals = {_goal(a, v.index) for v in ours}
+        if ours and theirs and len(goals) == 1 and goals != {_goal(b, v.index) for v in theirs}:
+            return f"'{ours[0].show()}' / '{theirs[0].show()}': a goal and what is so"
+    return ""
+
+
+def _moved_to(f: Facts, index: int) -> bool:
+    """Is the value at ``index`` where something went ("moved to March 10", "pushed back
+    until May")?"""
+    return any(f.lows[f.heads[j]] in _TOWARD for j in (index, f.heads[index]))
 
 
 def _said_in(f: Facts, cue: str) -> bool:
@@ -109,26 +159,36 @@ def _names_a_thing(f: Facts, i: int) -> bool:
     return f.deps[i] in _NOUN_MODIFIERS and f.poses[head] in _NOUNS and f.deps[head] != "pobj"
 
 
-def core_overlap(a: Facts, b: Facts) -> float:
-    """The share of what ``a`` says of its subject (``attribute``) that ``b`` also names,
-    counting the names both keep; not the names or values a change may replace."""
+def core_overlap(a: Facts, b: Facts, within: frozenset[int] | None = None) -> float:
+    """The share of what ``a`` says of its subject (``attribute``) that ``b`` also names
+    (only in the words ``within``, if given), counting the names both keep; not the
+    names or values a change may replace."""
     names = {n for n in a.names - subject_words(a) if n in b.names}
     core = attribute(a) | names
     if not core:
         return 1.0
-    kept = (core & named_stems(b)) | names
+    kept = (core & named_stems(b, within)) | names
     return len(kept) / len(core)
 
 
-def named_stems(f: Facts) -> frozenset[str]:
-    """The stems ``f`` names, with the attributes its change verbs imply ("moved" ->
-    where one lives: ``data/implied_attributes.txt``)."""
-    return f.every_stem | {stem(w) for w in implied_words(f)}
+def named_stems(f: Facts, within: frozenset[int] | None = None) -> frozenset[str]:
+    """The stems ``f`` names (only in the words ``within``, if given), with the
+    attributes its change verbs imply ("moved" -> where one lives:
+    ``data/implied_attributes.txt``)."""
+    if within is None:
+        return f.every_stem | {stem(w) for w in implied_words(f)}
+    said = {s for j in within for s in (stem(_lemma(f, j)), norm_stem(f.lows[j]))}
+    return frozenset(said | {stem(w) for w in implied_words(f, within)})
 
 
-def implied_words(f: Facts) -> list[str]:
+def _lemma(f: Facts, j: int) -> str:
+    """Word ``j`` as the facts key it (a name as written)."""
+    return norm(f.lows[j] if f.poses[j] == "PROPN" else f.lemmas[j])
+
+
+def implied_words(f: Facts, within: frozenset[int] | None = None) -> list[str]:
     """The attribute words ``f``'s verbs imply ("moved" -> "lives", "home")."""
-    lemmas = set(f.lemmas)
+    lemmas = set(f.lemmas) if within is None else {f.lemmas[j] for j in within}
     entries = tables.entries("implied_attributes")
     return [w for e in entries if e.words[0] in lemmas for w in e.words[1:]]
 
@@ -167,6 +227,8 @@ _GOAL_MODIFIERS = frozenset(("compound", "amod"))
 # Values that change in place. Not a year (two events in two years are two facts), an
 # ordinal ("the first sprint") or a version (another product).
 _KINDS = frozenset(("number", "money", "percent", "time", "date"))
+_AMOUNTS = ("number", "money", "percent")
+_TOWARD = frozenset(("to", "until", "till", "through"))
 
 
 def moved_value(older: str, newer: str, plans: bool = False) -> str:
@@ -296,8 +358,11 @@ def _goal(f: Facts, index: int) -> bool:
     path = [index]
     i = index
     while f.heads[i] != i and (f.poses[i] not in ("VERB", "AUX") or f.deps[i] == "xcomp"):
+        noun_phrase = f.deps[i] == "prep" and f.poses[f.heads[i]] in _NOUNS
         i = f.heads[i]
         path.append(i)
+        if noun_phrase:
+            break  # the value tells of a thing ("a gallery with 8 cards"), not a target
     # What the clause says of itself: its subject and object and their modifiers ("goal
     # weight"); not a clause joined to it ("..., and I want to make sure").
     near = set(path)
