@@ -108,3 +108,27 @@ def test_a_negating_prefix_is_a_polarity_flip_unless_the_base_is_negated() -> No
 def test_a_hyphenated_word_is_read_with_its_parts() -> None:
     found = same_fact("Kofi is left-handed.", "Kofi writes with his right hand.")
     assert any(d.kind == "polarity" and "left" in d.detail for d in found)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "flip"),
+    [
+        # A negated word agrees with its antonym, read on stems (the tables group
+        # "like" with "love" and "dislike" with "hate").
+        ("Ama does not like crowded trains.", "Ama dislikes crowded trains.", False),
+        ("Ama does not like crowded trains.", "Ama hates crowded trains.", False),
+        ("Ama likes crowded trains.", "Ama dislikes crowded trains.", True),
+        ("Ama does not like crowded trains.", "Ama does not dislike crowded trains.", True),
+    ],
+)
+def test_a_negated_antonym_agrees(older: str, newer: str, flip: bool) -> None:
+    found = same_fact(older, newer)
+    assert any(d.kind == "polarity" for d in found) is flip, found
+
+
+def test_a_word_named_only_for_starting_a_sentence_is_no_new_person() -> None:
+    older = "Refunds over $200 need sign-off from legal."
+    found = same_fact(older, "Legal must sign off on any refund above $200.", "newer")
+    assert not [d for d in found if d.kind == "person"], found
+    other = same_fact(older, "Amara must sign off on any refund above $200.", "newer")
+    assert [d for d in other if d.kind == "person"], other

@@ -104,15 +104,20 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
     for x, y, sx, sy in pairs if present else ():
         if sx not in present and sy not in present:
             continue  # a pair fires only on a word of ``a``'s
-        for p, q, sp, sq, one, two in ((x, y, sx, sy, a, b), (y, x, sy, sx, a, b)):
+        for sp, sq, one, two in ((sx, sy, a, b), (sy, sx, a, b)):
             if sp not in one.unnamed_stems or sq not in two.unnamed_stems:
                 continue  # "came back" against "gone"; not "back pain"
             if sq in one.unnamed_stems:
                 continue
-            # "does not like" says what "dislikes" says: a negated antonym agrees.
-            if (p in one.negated) == (q in two.negated):
+            # "does not like" says what "dislikes" says: a negated antonym agrees (read
+            # on stems: the tables may name a synonym of the word the text negates).
+            if (sp in _negated_stems(one)) == (sq in _negated_stems(two)):
                 out.append(Difference("polarity", f"'{x}' against '{y}'"))
     return out
+
+
+def _negated_stems(f: Facts) -> frozenset[str]:
+    return frozenset(norm_stem(w) for w in f.negated)
 
 
 def _prefixed(a: Facts, b: Facts) -> list[Difference]:
@@ -263,6 +268,10 @@ def _new_actors(a: Facts, b: Facts) -> list[Difference]:
     """Someone ``b`` has do the thing whom ``a`` never names: "Sarah reviews the pull
     requests" / "... are reviewed by Ahmed"."""
     actors = _subject_persons(b) - a.names - {"user", a.initial}
+    # A word the other text says as a common noun is no new person: only the first
+    # word of a sentence made it a name ("Finance must approve" / "approval from
+    # finance").
+    actors = {n for n in actors if not all(stem(w) in a.every_stem for w in n.split())}
     return [Difference("person", f"{listed(actors)} in one text only")] if actors else []
 
 
