@@ -248,8 +248,10 @@ class LLMSettings(Section):
     # How long an unreachable endpoint is left alone before it is probed again.
     recheck_after_s: float = Field(60.0, ge=0.0)
     # This many consecutive transient failures of on-save LLM calls (timeouts, 5xx, 429,
-    # budget) hand over to the rule judge for recheck_after_s; then the LLM is tried again.
-    fallback_after_failures: int = Field(3, ge=1)
+    # budget) hand over to the rule judge for recheck_after_s; then the LLM is tried again
+    # (seed 001's fallback). None never hands over: a save the LLM cannot judge is
+    # skipped and picked up by the next cycle, as seed 000 says (docs/seeds.md).
+    fallback_after_failures: int | None = Field(3, ge=1)
     # A save the rule judge settles this surely (an exact or contained restatement:
     # UPDATE) is not sent to the LLM at all. None sends every judged save.
     rules_first_confidence: float | None = Field(0.9, ge=0.0, le=1.0)
@@ -268,6 +270,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="MEMFOLD_",
         env_nested_delimiter="__",
+        # MEMFOLD_LLM__RULES_FIRST_CONFIDENCE=null sets a setting that may be None to None.
+        env_parse_none_str="null",
         extra="forbid",
         validate_default=True,
     )

@@ -73,6 +73,18 @@ def test_documented_environment_variables_still_work(
     assert s.search.default_k == 7  # MEMFOLD_CONFIG was read
 
 
+def test_null_in_the_environment_sets_an_optional_setting_to_none(
+    monkeypatch: pytest.MonkeyPatch, no_config_file: Path
+) -> None:
+    monkeypatch.setenv("MEMFOLD_LLM__FALLBACK_AFTER_FAILURES", "null")
+    monkeypatch.setenv("MEMFOLD_LLM__RULES_FIRST_CONFIDENCE", "null")
+    s = Settings()
+    assert s.llm.fallback_after_failures is None and s.llm.rules_first_confidence is None
+    monkeypatch.setenv("MEMFOLD_LLM__FALLBACK_AFTER_FAILURES", "0")
+    with pytest.raises(ConfigError, match="fallback_after_failures"):
+        Settings()  # 0 is no count of failures: None says "never"
+
+
 @pytest.mark.parametrize(
     ("toml", "names"),
     [

@@ -124,6 +124,43 @@ def test_an_llm_that_goes_down_mid_session_hands_over_to_the_rules(
     assert len([m for m in messages if "decides again" in m]) == 1
 
 
+def test_with_no_fallback_a_save_the_llm_cannot_judge_waits_for_the_next_cycle(
+    server: FakeLLMServer, db_path: Path, embedder: LocalEmbedder
+) -> None:
+    """Seed 000: "silently skipped, picked up by the next successful consolidation
+    cycle" (``llm.fallback_after_failures = None``): the rules never decide for it."""
+    server.set_script(_keep_separate)
+    settings = Settings(
+        llm={
+            "base_url": server.base_url,
+            "model": "fake-model",
+            "api_key": "k",
+            "utility": {"timeout_s": 2.0, "max_retries": 0},
+            "rules_first_confidence": None,
+            "fallback_after_failures": None,
+        },
+        consolidation={"backoff_s": 0.01, "backoff_max_s": 0.01},
+    )
+    server.fail_next(Fault.SERVER_ERROR, times=5)
+    with Memory(db_path, settings=settings, embedder=embedder, consolidate="sync") as mem:
+        decided = []
+        for text in ("Ivo keeps bees on his roof", "Ivo sells the honey at the Sunday market"):
+            mem.add(text, user_id="s")
+            decided.append(mem.add(text, user_id="s"))
+        for result in decided:  # skipped, never the rules' decision
+            assert result.decision is not None and result.decision.transient
+            assert result.decision.action is Action.SKIP and result.decision.judge != "rules"
+        assert mem.stats()["jobs_waiting"] + mem.stats().get("jobs_pending", 0) >= 1
+        for _ in range(50):  # the next cycles, once the LLM answers again
+            time.sleep(0.02)
+            mem.flush()
+            if not mem.stats()["jobs_waiting"]:
+                break
+        logged = [row for row in mem.store.list_log() if row.action == "KEEP_SEPARATE"]
+        assert logged and all(row.judge == "llm" for row in logged)
+        assert not [row for row in mem.store.list_log() if row.judge == "rules"]
+
+
 def _worker_env(server: FakeLLMServer, folder: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMFOLD_")}
     env.pop("OPENAI_API_KEY", None)

@@ -7,7 +7,9 @@ the endpoint cannot be reached, or when ``fail_after`` on-save calls in a row fa
 transiently (timeouts, 5xx, 429, budget: an LLM that went down mid-session), the
 rule judge takes over, logged once, not per save. After ``recheck_after_s`` the
 endpoint is probed and the LLM asked again; if that call fails transiently too, the
-rules take over again at once for another ``recheck_after_s``.
+rules take over again at once for another ``recheck_after_s``. With ``fail_after=None``
+the rules never take over (seed 000: a save the LLM cannot judge is skipped, as a
+transient SKIP, and picked up by the next cycle); they still answer first.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ class FallbackJudge:
         *,
         recheck_after_s: float,
         rules_first_confidence: float | None = None,
-        fail_after: int = 3,
+        fail_after: int | None = 3,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.primary = primary
@@ -67,9 +69,11 @@ class FallbackJudge:
                 self._checked_at = now
                 if not self._up and was is not False:
                     log.warning(
-                        "LLM judge %s is unavailable; the offline %s judge takes over",
+                        "LLM judge %s is unavailable; %s",
                         self.primary.name,
-                        self.fallback.name,
+                        "its saves are skipped for the next cycle"
+                        if self._fail_after is None
+                        else f"the offline {self.fallback.name} judge takes over",
                     )
                 elif self._up and was is False:
                     self._probing = True
@@ -80,6 +84,8 @@ class FallbackJudge:
         """The LLM's decisions; the rules' instead when this failure hands over to them."""
         decisions = self.primary.decide(items)
         failed = bool(decisions) and all(d.action is Action.SKIP and d.transient for d in decisions)
+        if failed and self._fail_after is None:
+            return decisions  # skipped: the next cycle asks again
         if failed and self._failed(decisions[0].reasoning):
             return self.fallback.decide(items)
         if not failed:
@@ -93,7 +99,7 @@ class FallbackJudge:
         """Count one transient failure; True when the rules take over now."""
         with self._lock:
             self._failures += 1
-            if not self._probing and self._failures < self._fail_after:
+            if not self._probing and self._failures < (self._fail_after or 1):
                 return False
             if self._probing:
                 log.info(
@@ -117,9 +123,13 @@ class FallbackJudge:
             return True
 
     def _pick(self, call: Callable[[Judge], T]) -> T:
-        return call(self.primary if self.primary_up() else self.fallback)
+        falls_back = self._fail_after is not None and not self.primary_up()
+        return call(self.fallback if falls_back else self.primary)
 
     def decide(self, items: Sequence[SaveItem]) -> list[Decision]:
+        if self._fail_after is None and not self.primary_up():
+            reason = f"LLM judge {self.primary.name} is unavailable; skipped for the next cycle"
+            return [Decision(Action.SKIP, reasoning=reason, transient=True) for _ in items]
         if not self.primary_up():
             return self.fallback.decide(items)
         if self._rules_first is None:
