@@ -220,3 +220,28 @@ def test_a_result_text_that_drifts_from_every_source_is_refused(
         assert any("drift" in why for why in r.decision.downgrade_reasons)
         assert mem.get(old.id).text == "Sam likes tea"
         assert len(mem.list(user_id="s")) == 2
+
+
+def test_a_contradiction_found_on_save_waits_in_the_review_queue(
+    db_path: Path, embedder: LocalEmbedder
+) -> None:
+    """Seed 003: contradictions are listed for a person; one the guards find on save too."""
+    with Memory(db_path, embedder=embedder, consolidate="sync") as mem:  # the rule judge
+        old = mem.add("Gabriela is allergic to cats.", user_id="u").memory
+        new = mem.add("Gabriela is not allergic to cats.", user_id="u")
+        assert new.decision is not None and new.decision.contradicts
+        review = mem.review
+        (listed,) = review.pending()["contradictions"]
+        assert {listed["memory_a"], listed["memory_b"]} == {old.id, new.memory.id}
+        assert listed["label"] == "CONTRADICTION" and "negated" in listed["note"]
+        # A review run neither classifies it again nor lists it twice.
+        review.run()
+        assert len(review.pending()["contradictions"]) == 1
+        # A person who knows the older is wrong rejects the pair: the link goes.
+        review.reject(listed["id"], "she was tested again")
+        assert review.pending()["contradictions"] == []
+        kinds = {lk.kind for lk in mem.store.links_for([new.memory.id])}
+        assert LinkKind.CONTRADICTS not in kinds
+        # Saying nothing new about a pair already listed lists nothing more.
+        mem.add("Gabriela keeps two cats at home.", user_id="u")
+        assert review.pending()["contradictions"] == []

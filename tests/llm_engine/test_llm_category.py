@@ -301,14 +301,16 @@ def test_a_later_save_of_the_batch_keeps_its_decision_after_a_category_restamp(
         }
 
 
-def _importance_reply(action: str, importance: float) -> Any:
-    """Line replies: ``action`` on candidate 1 (none for ADD) with ``importance``."""
+def _importance_reply(action: str, importance: float, area: str = "main") -> Any:
+    """Line replies: ``action`` on candidate 1 (none for ADD) with ``importance`` and
+    ``area``."""
 
     def respond(body: dict[str, Any]) -> Reply:
         lines = []
         for item in user_payload(body)["items"]:
             target = "-" if action in ("ADD", "KEEP_SEPARATE") else "1"
-            lines.append(f"{item['item']} {action} {target} semantic main {round(importance * 10)}")
+            score = round(importance * 10)
+            lines.append(f"{item['item']} {action} {target} semantic {area} {score}")
         text = "\n".join(lines)
         return Reply(text, logprobs=logprob_tokens(text, {action: 0.95}))
 
@@ -335,3 +337,20 @@ def test_the_judge_may_raise_the_new_memorys_importance_never_lower_it(
         server.set_script(_importance_reply(action, 0.1))
         low = mem.add("The weekly backup starts at 02:00 on Sundays.", user_id="u", importance=0.7)
         assert mem.get(low.memory.id).importance == pytest.approx(0.7)
+
+
+def test_the_judges_area_lands_on_the_memory_and_in_search_filters(
+    request: pytest.FixtureRequest, backend: str, server: FakeLLMServer, embedder: LocalEmbedder
+) -> None:
+    """Seed 000: the LLM assigns the new memory's area during consolidation."""
+    server.set_script(_importance_reply("KEEP_SEPARATE", 0.5, area="solutions"))
+    with _memory(request, backend, server, embedder) as mem:
+        mem.add("The CI cache broke after the runner upgrade.", user_id="u")
+        new = mem.add(
+            "The CI cache broke after the runner upgrade; clearing ~/.cache/pip fixed it.",
+            user_id="u",
+        ).memory
+        assert mem.get(new.id).area.value == "solutions"
+        hits = mem.search("CI cache fix", user_id="u", area="solutions")
+        assert [h.id for h in hits] == [new.id]
+        assert new.id not in [h.id for h in mem.search("CI cache fix", user_id="u", area="main")]

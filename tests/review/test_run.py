@@ -194,6 +194,19 @@ def test_superseded_contradiction_related(
     assert status["queue"]["by_status"]["review"] == 1 and status["breaker"]["open"] is False
 
 
+def test_a_superseded_pair_needs_no_duplicate_to_open_a_gate(
+    open_mem: Callable[..., Memory], judge: ScriptedJudge
+) -> None:
+    mem = open_mem()  # default gates
+    old = utcnow() - timedelta(hours=2)
+    s_old = mem.add("Bob lives in Paris.", created_at=old).memory
+    s_new = mem.add("Bob lives in Paris no longer.", created_at=old + timedelta(minutes=5)).memory
+    judge.script(s_old.text, s_new.text, PairLabel.SUPERSEDED, 0.95)
+    run = review_of(mem, judge).run()
+    assert run.counts.get("merged", 0) == 0 and run.counts["superseded"] == 1
+    assert mem.get(s_old.id).superseded_by == s_new.id
+
+
 def test_superseded_without_evidence_is_held_for_a_person(
     open_mem: Callable[..., Memory], judge: ScriptedJudge
 ) -> None:

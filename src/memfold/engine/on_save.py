@@ -23,6 +23,7 @@ from memfold.engine.changes import commit
 from memfold.engine.context import Context
 from memfold.engine.jobs import Outcome, owner_of
 from memfold.engine.pass_changes import PassChanges
+from memfold.engine.review.scan import queue_contradictions
 from memfold.engine.search import Nearest, similar_active, similar_active_many
 from memfold.engine.update_channel import channel_open, update_candidates
 from memfold.engine.write_group import WriteGroup
@@ -391,8 +392,13 @@ def _apply_one(ctx: Context, job: Job, item: SaveItem, raw: Decision, group: Wri
         return _skip(ctx, job, item, decision)
     decision, vectors = _check_drift(ctx, item, decision, limits, group)
     change = plan(ctx, item.new, item.candidates, decision, vectors)
+
+    def inside(_log_id: int) -> None:
+        ctx.store.finish_job(job.id, owner_of(job))
+        queue_contradictions(ctx, item.new.id, item.candidates, decision)
+
     try:
-        log_id = commit(ctx, change, inside=lambda _id: ctx.store.finish_job(job.id, owner_of(job)))
+        log_id = commit(ctx, change, inside=inside)
     except LeaseLost:
         return Outcome(item.new.id, decision, lost=True)  # another worker holds it now
     except ConflictError as exc:

@@ -10,13 +10,14 @@ one vectorized comparison per tile; Python only loops over tiles, never over pai
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from memfold.engine.context import Context
-from memfold.model import JSONDict, Scope
+from memfold.model import Action, Candidate, Decision, JSONDict, PairLabel, Scope
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
@@ -94,3 +95,33 @@ def scan(ctx: Context, scope: Scope, threshold: float | None = None) -> ScanResu
     ]
     queued = store.queue_pairs(key, pairs)
     return ScanResult(key, len(ids), len(pairs), queued)
+
+
+def queue_contradictions(
+    ctx: Context, new_id: str, candidates: Sequence[Candidate], decision: Decision
+) -> int:
+    """A contradiction the guards found on save (KEEP_SEPARATE, linked ``contradicts``)
+    goes to the review queue as a person's to read, beside the ones a review run finds;
+    call it inside the save's own transaction, after its writes. A pair already queued
+    keeps its place and label. Returns how many pairs were listed."""
+    if not decision.contradicts or decision.action is not Action.KEEP_SEPARATE:
+        return 0
+    similarity = {c.memory.id: c.similarity for c in candidates}
+    targets = [t for t in dict.fromkeys(decision.target_ids) if t in similarity]
+    store = ctx.store
+    records = store.get_memories([new_id, *targets])
+    new = records.get(new_id)
+    reason = "; ".join(decision.downgrade_reasons) or decision.reasoning
+    listed = 0
+    for target in (records.get(t) for t in targets):
+        if new is None or target is None or store.queue_item_for_pair(new.id, target.id):
+            continue
+        pair = (new.id, target.id, float(similarity[target.id]), new.version, target.version)
+        store.queue_pairs(new.scope.key(), [pair])
+        item = store.queue_item_for_pair(new.id, target.id)
+        if item is None:
+            continue
+        store.classify_queue_item(item.id, PairLabel.CONTRADICTION, 1.0, reason, None)
+        store.set_queue_status(item.id, "review", note=f"found on save: {reason}")
+        listed += 1
+    return listed
