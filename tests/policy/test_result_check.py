@@ -11,8 +11,10 @@ from memfold.policy.result_check import (
     Source,
     check_result,
     drift_problems,
+    dropped,
     instruction_like,
 )
+from memfold.reading.difference import same_fact
 
 LIMITS = ResultLimits.from_parts()
 ALICE = [Source("a", "Alice lives in Lyon"), Source("b", "Alice has lived in Lyon since 2019")]
@@ -206,3 +208,18 @@ def test_more_instructions_to_a_model_are_read_as_such(text: str) -> None:
 )
 def test_facts_that_share_their_words_are_not(text: str) -> None:
     assert not instruction_like(text)
+
+
+def test_a_word_spelled_the_other_way_or_told_as_an_adverb_is_kept() -> None:
+    """Seed merges keep "favourite" as "favorite" and "fluent" as "fluently"."""
+    source = Source("a", "Maya is fluent in Portuguese; her favourite city is Porto.")
+    kept = "Maya speaks Portuguese fluently, and her favorite city is Porto."
+    assert dropped(kept, source, 0.8) == []
+    lost = "Maya speaks Portuguese, and her favorite city is Porto."
+    assert dropped(lost, source, 0.8)  # "fluent" is gone
+
+
+def test_a_british_spelling_reads_as_the_same_word() -> None:
+    older = "Noor organises the book club and loves the colour teal."
+    newer = "Noor organizes the book club and loves the color teal."
+    assert same_fact(older, newer) == []

@@ -205,7 +205,7 @@ def dropped(result: str, source: Source, min_recall: float) -> list[str]:
     have, kept = facts(source.text).content, facts(result).every_stem
     if not have:
         return []
-    missing = sorted(w for w in have if stem(w) not in kept)
+    missing = sorted(w for w in have if not _kept(w, kept))
     share = 1.0 - len(missing) / len(have)
     if share >= min_recall:
         return []
@@ -213,6 +213,13 @@ def dropped(result: str, source: Source, min_recall: float) -> list[str]:
         f"result keeps {share:.0%} of the content words of {source.id} "
         f"(< {min_recall:.0%}); missing: {', '.join(missing[:8])}"
     ]
+
+
+def _kept(word: str, kept: frozenset[str]) -> bool:
+    """A source's word is kept as itself or as its adjective or adverb ("fluent" /
+    "fluently"): the same word in another part of speech."""
+    base = word.removesuffix("ly") if len(word) > 5 else word
+    return bool({stem(word), stem(f"{word}ly"), stem(base)} & kept)
 
 
 def swapped_in(result: str, sources: Sequence[Source], swap_max: int) -> list[str]:

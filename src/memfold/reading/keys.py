@@ -28,8 +28,10 @@ _STEM = snowballstemmer.stemmer("english")
 
 @lru_cache(maxsize=100_000)
 def norm(lemma: str) -> str:
-    """One spelling of a content word: lowercased, its synonym group's first word."""
+    """One spelling of a content word: lowercased, American ("favourite": "favorite",
+    ``data/spellings.txt``), its synonym group's first word."""
     low = lemma.lower()
+    low = tables.group_of("spellings").get(low, low)
     return tables.group_of("synonyms").get(low, low)
 
 
