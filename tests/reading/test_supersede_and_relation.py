@@ -110,6 +110,15 @@ def test_a_later_date_counts_only_beside_another_changed_value() -> None:
     assert not retreat.found
 
 
+def test_a_negation_told_by_an_antonym_is_no_contradiction() -> None:
+    same = supersede_evidence(
+        "Ama does not like crowded trains.", "Ama dislikes crowded trains.", 0.5
+    )
+    assert not same.found and not same.contradiction
+    flip = supersede_evidence("Ama does not like crowded trains.", "Ama likes crowded trains.", 0.5)
+    assert flip.contradiction
+
+
 def test_a_negation_without_a_cue_is_a_contradiction_and_with_one_a_retraction() -> None:
     flat = supersede_evidence("Carmen is vegan.", "Carmen is not vegan.", 0.5)
     assert not flat.found and flat.contradiction

@@ -120,6 +120,20 @@ def _negated_stems(f: Facts) -> frozenset[str]:
     return frozenset(norm_stem(w) for w in f.negated)
 
 
+def said_by_antonym(word: str, f: Facts) -> bool:
+    """Does ``f`` say "not ``word``" by its antonym, not negated ("does not like" /
+    "dislikes")?"""
+    pairs, _ = _antonym_stems()
+    key = norm_stem(word)
+    denied = _negated_stems(f)
+    return any(
+        other in f.unnamed_stems and other not in denied
+        for *_, sx, sy in pairs
+        for one, other in ((sx, sy), (sy, sx))
+        if one == key
+    )
+
+
 def _prefixed(a: Facts, b: Facts) -> list[Difference]:
     """A word of ``a`` that ``b`` says with a negating prefix: "encrypted" /
     "unencrypted", "smoker" / "non-smoker", "available" / "unavailable" (a negated one

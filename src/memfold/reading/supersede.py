@@ -20,6 +20,7 @@ from memfold.reading.cues import (
     cue_spans,
     plan_or_wish,
 )
+from memfold.reading.difference import said_by_antonym
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import norm, norm_stem, stem, table_stems
 from memfold.reading.values import Value
@@ -63,7 +64,9 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     later = later_date(a, b) if _other_value_changed(a, b) else ""
     retracted = sorted(w for w in b.negated - a.negated if stem(w) in a.every_stem)
     if not cues and not later:
-        if retracted or a.negated - b.negated:
+        # A negation the newer tells by an antonym agrees ("does not like" / "dislikes").
+        dropped = {w for w in a.negated - b.negated if not said_by_antonym(w, b)}
+        if retracted or dropped:
             return Evidence(False, "a negation with no sign of change: a contradiction", True)
         return Evidence(False, "no change cue and no later date in the newer memory")
     shown = f"change cue {', '.join(repr(c) for c in cues)}" if cues else later
