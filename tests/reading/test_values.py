@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from memfold.reading.difference import same_fact
+from memfold.reading.facts import facts
 from memfold.reading.parser import read
+from memfold.reading.relation import Limits, Relation, relate
 from memfold.reading.values import values
 
 
@@ -76,3 +79,18 @@ def test_numbers_told_apart_stay_apart() -> None:
     assert idents("Ana has twenty five cats.") == [("number", "25", "cat")]
     assert [k for k, _, _ in idents("Omar ran 5 20 times.")] == ["number", "number"]
     assert idents("The review is on 3/4.") == []  # March 4 or 3 April: not read
+
+
+STRICT = Limits(max_additions=2, swap_max=2, min_overlap=0.5, max_reworded=2)
+
+
+def test_a_web_address_is_a_value() -> None:
+    (found,) = facts("The status page is https://status.acme.io/.").values
+    assert (found.kind, found.key) == ("url", "https://status.acme.io")
+    older = "The billing webhook points to https://hooks.acme.io/v1."
+    assert [
+        d.kind for d in same_fact(older, "The billing webhook points to https://hooks.acme.io/v2.")
+    ] == ["url"]
+    # A new address under a change cue is the same slot told anew.
+    changed = relate(older, "The billing webhook was changed to https://hooks.acme.io/v2.", STRICT)
+    assert changed.relation is Relation.CHANGED and changed.value_only

@@ -15,7 +15,19 @@ from memfold.reading.model import Difference, listed
 _THINGS = frozenset(("N",))
 _FINITE = {"VBD": "past", "VBZ": "present", "VBP": "present"}
 VALUE_KINDS = frozenset(
-    ("number", "ordinal", "money", "percent", "time", "date", "year", "weekday", "version", "name")
+    (
+        "number",
+        "ordinal",
+        "money",
+        "percent",
+        "time",
+        "date",
+        "year",
+        "weekday",
+        "version",
+        "url",
+        "name",
+    )
 )
 
 

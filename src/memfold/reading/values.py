@@ -41,6 +41,7 @@ from memfold.reading.value_words import (
 )
 
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$")
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$")
 _VERSION = re.compile(r"^v?\d+(?:\.(?:\d+|x))+$|^v\d+$", re.IGNORECASE)
 _SUFFIXED = re.compile(r"^(\d+(?:\.\d+)?)([km])$")
@@ -54,7 +55,7 @@ _STEM = snowballstemmer.stemmer("english")
 @dataclass(frozen=True, slots=True)
 class Value:
     """One stated value: ``kind`` (number, ordinal, money, percent, time, date, year,
-    weekday, version),
+    weekday, version, url),
     its normalized ``key``, the noun it counts (``anchor``, "" for none) and where it
     stands (word index, sentence)."""
 
@@ -116,16 +117,19 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
 
 
 def _may_start_value(low: str) -> bool:
-    """Whether a value can start at a word: one with a digit or a sign, or a word that
-    names a number, a fraction, a month, a weekday or a time of day (most words cannot,
-    and skip the readers below)."""
-    return low in _STARTERS or any(c.isdigit() for c in low)
+    """Whether a value can start at a word: one with a digit or a sign, a web address,
+    or a word that names a number, a fraction, a month, a weekday or a time of day (most
+    words cannot, and skip the readers below)."""
+    return low in _STARTERS or any(c.isdigit() for c in low) or "://" in low
 
 
 def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
     word = words[i]
     low = word.low
     nxt = words[i + 1].low if i + 1 < len(words) else ""
+    if _URL.match(low):
+        # An address names one thing, as a value does; a sentence end is not part of it.
+        return "url", low.rstrip(".,;:!?)").rstrip("/"), [i]
     told = told_clock(words, i) or _numeric_date(low, i) or _decade(words, i)
     if told is not None:
         return told
