@@ -256,6 +256,12 @@ def test_what_the_older_says_ended_is_history() -> None:
             "The mobile app now has a new release date of May 6.",
             "'05-04' -> '05-06'",
         ),
+        # The value is the time of the clause's subject, a thing both texts name.
+        (
+            "The nightly backup is at 1:30.",
+            "Backup moved to 3:00 from next week.",
+            "'01:30' -> '03:00'",
+        ),
     ],
 )
 def test_a_value_told_anew_under_a_cue_is_a_change(older: str, newer: str, moved: str) -> None:
@@ -337,3 +343,9 @@ def test_a_verb_the_parse_read_as_a_noun_is_still_a_swap() -> None:
     older = "Lena teaches Spanish at the community college on Tuesdays."
     newer = "Lena studies Spanish at the community college on Tuesdays."
     assert substitutions(older, newer, 2)
+
+
+def test_a_persons_time_told_anew_is_no_value_of_the_same_thing() -> None:
+    # What a person does at 6:30 may be another thing at 7:00.
+    assert moved_value("The user runs at 6:30.", "The user now swims at 7:00.") == ""
+    assert moved_value("Ana is at the gym at 6:30.", "Ana now starts work at 7:00.") == ""

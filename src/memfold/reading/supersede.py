@@ -22,7 +22,7 @@ from memfold.reading.cues import (
 )
 from memfold.reading.difference import said_by_antonym
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import norm, norm_stem, stem, table_stems
+from memfold.reading.keys import THIRD_PRONOUNS, norm, norm_stem, stem, table_stems
 from memfold.reading.values import Value
 
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
@@ -310,8 +310,32 @@ def _counterpart(a: Facts, b: Facts, new: Value) -> Value | None:
     ]
     if new.anchor and new.anchor not in table_stems("units"):
         return same[0] if same else None
-    over = _nouns_over(b, new.index)
-    return next((v for v in same if _nouns_over(a, v.index) & over), None)
+    over = _nouns_over(b, new.index) | _thing_subject(b, new.index, a)
+    return next(
+        (v for v in same if (_nouns_over(a, v.index) | _thing_subject(a, v.index, b)) & over),
+        None,
+    )
+
+
+def _thing_subject(f: Facts, index: int, other: Facts) -> set[str]:
+    """The subject of the clause the value at ``index`` stands in, where it is a thing
+    ("Standup is at 9:30" / "Standup moved to 10:15": standup's time), never a person:
+    not the user, a pronoun or a name both texts give (what a person does at 9:30 may be
+    another thing at 10:15)."""
+    clause = _ancestors(f, index)
+    verbs = [j for j in clause if f.poses[j] in ("VERB", "AUX")]
+    if not verbs:
+        return set()
+    persons = {"user", *_POINTERS, *THIRD_PRONOUNS, *(f.names & other.names)}
+    return {
+        f.lemmas[j]
+        for j, head in enumerate(f.heads)
+        if head in verbs
+        and f.deps[j] in ("nsubj", "nsubjpass")
+        and f.poses[j] in _NOUNS
+        and f.lemmas[j] not in persons
+        and f.lows[j] not in persons
+    }
 
 
 def _ancestors(f: Facts, i: int) -> set[int]:
