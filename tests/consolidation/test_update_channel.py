@@ -118,6 +118,14 @@ def test_channel_off_leaves_the_update_unjudged(db_path: Path, embedder: LocalEm
             True,
         ),
         ("Ana's team lead is Minjun Park.", "Soo-ah's team lead is Jiwoo Han now.", False),
+        # The newer names what the older holds as where its change came from.
+        (
+            "The deploy pipeline runs on Travis CI.",
+            "The deploy pipeline was moved from Travis CI to Buildkite.",
+            True,
+        ),
+        ("The user edits code in Vim.", "Ama switched from Vim to Helix.", False),  # another person
+        ("The user edits code in Vim.", "The user switched from Emacs to Helix.", False),
     ],
 )
 def test_subject_and_attribute_match(older: str, newer: str, matches: bool) -> None:

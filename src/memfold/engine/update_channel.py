@@ -29,7 +29,7 @@ from memfold.engine import readings
 from memfold.engine.context import Context
 from memfold.engine.search import keyword_scoring
 from memfold.model import Candidate, MemoryRecord, Status
-from memfold.reading.cues import change_cues
+from memfold.reading.cues import change_cues, cue_spans
 from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem, table_stems
@@ -55,6 +55,11 @@ def update_match(older: str, newer: str, min_overlap: float, swap_max: int = 2) 
         return ""
     if not _about(a) & _about(b):
         return ""
+    left = left_behind(a, b)
+    if left:
+        # The newer names what the older holds as where its change came from
+        # ("runs on Jenkins" / "was migrated from Jenkins to GitHub Actions").
+        return f"update channel: change cue {', '.join(sorted(cues))} from {left}"
     attribute = supersede_attribute(a)
     if not attribute:
         return ""
@@ -74,6 +79,26 @@ def update_match(older: str, newer: str, min_overlap: float, swap_max: int = 2) 
         f"({', '.join(sorted(_about(a) & _about(b)))}), attribute "
         f"{', '.join(sorted(attribute & named))}"
     )
+
+
+def left_behind(a: Facts, b: Facts) -> str:
+    """A name of ``a`` that ``b``'s change cue says it came from ("migrated from
+    Jenkins", "switched from Vim"), or ""."""
+    at = {j for i, n, _ in cue_spans(b) for j in range(i, i + n)}
+    froms = {j for j, low in enumerate(b.lows) if low == "from" and b.heads[j] in at}
+    objects = {b.lows[j] for j in range(len(b.lows)) if _under(b, j, froms)}
+    return next((n for n in sorted(a.names & b.names) if set(n.split()) <= objects), "")
+
+
+def _under(f: Facts, j: int, heads: set[int]) -> bool:
+    """Does word ``j`` hang, through its heads, on one of ``heads`` (not being one)?"""
+    seen = {j}
+    while f.heads[j] not in seen:
+        j = f.heads[j]
+        if j in heads:
+            return True
+        seen.add(j)
+    return False
 
 
 _EMPTY_VERBS = frozenset(("be", "have"))  # verbs that name no attribute (as supersede's)
