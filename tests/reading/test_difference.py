@@ -40,6 +40,7 @@ def test_a_difference_that_changes_the_fact_is_named(older: str, newer: str, kin
         ("Sofia mentors Daniel.", "Daniel is mentored by Sofia."),
         ("Pedro is on the infrastructure team.", "Pedro is a member of the infra team."),
         ("Meet at 7pm on Sept 21.", "Meet at 19:00 on 21 September."),
+        ("Sofia's manager is Daniel Okafor.", "Sofia is managed by Daniel Okafor."),
     ],
 )
 def test_wording_alone_is_no_difference(older: str, newer: str) -> None:
@@ -132,3 +133,10 @@ def test_a_word_named_only_for_starting_a_sentence_is_no_new_person() -> None:
     assert not [d for d in found if d.kind == "person"], found
     other = same_fact(older, "Amara must sign off on any refund above $200.", "newer")
     assert [d for d in other if d.kind == "person"], other
+
+
+@pytest.mark.parametrize(
+    "newer", ["Daniel Okafor is managed by Sofia.", "Sofia manages Daniel Okafor."]
+)
+def test_a_relation_told_by_its_verb_keeps_who_holds_it(newer: str) -> None:
+    assert same_fact("Sofia's manager is Daniel Okafor.", newer, "newer")

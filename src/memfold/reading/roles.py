@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from memfold.reading import tables
 from memfold.reading.facts import Facts
+from memfold.reading.keys import stem
 from memfold.reading.model import Difference, listed
 
 _COPULAS = frozenset(("be",))
@@ -119,8 +120,30 @@ def new_owned(a: Facts, b: Facts) -> list[Difference]:
     return [
         Difference("owner", f"'{thing}' of {listed(owners & known)} in one text only")
         for thing, owners in sorted(b.owners.items())
-        if thing in relations and owners & known and not a.owners.get(thing, frozenset()) & owners
+        if thing in relations
+        and owners & known
+        and not a.owners.get(thing, frozenset()) & owners
+        and not _told_by_verb(a, b, thing, owners & known)
     ]
+
+
+def _told_by_verb(f: Facts, other: Facts, relation: str, owners: frozenset[str]) -> bool:
+    """``f`` says what ``other`` says with a relation noun by its verb: the owner its
+    object, the one ``other`` says holds the relation its subject ("Sofia's manager is
+    Daniel" / "Sofia is managed by Daniel", never "Daniel is managed by Sofia")."""
+    holders = {
+        key
+        for (verb, role), keys in other.roles.items()
+        if role == "subject" and relation in keys
+        for key in other.roles.get((verb, "object"), frozenset())
+    }
+    bases = {stem(relation), stem(relation.removesuffix("er").removesuffix("or"))}
+    return any(
+        stem(verb) in bases
+        and f.roles.get((verb, "object"), frozenset()) & owners
+        and f.roles.get((verb, "subject"), frozenset()) & holders
+        for verb, _ in f.roles
+    )
 
 
 def _subject_mods(a: Facts, b: Facts) -> list[Difference]:
