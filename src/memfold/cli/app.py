@@ -16,6 +16,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    # Docstrings are wrapped for the source; markdown joins their lines for the terminal.
+    rich_markup_mode="markdown",
 )
 
 

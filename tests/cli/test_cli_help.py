@@ -1,0 +1,32 @@
+"""``memfold --help`` guides: commands in panels (memories first, developer tools last),
+help text wrapped to the terminal, not to the source's line breaks."""
+
+from __future__ import annotations
+
+from typer.models import CommandInfo, TyperInfo
+
+from cli.support import Cli
+from memfold.cli import PANELS, app
+
+
+def test_every_command_has_a_panel() -> None:
+    named = {name for names in PANELS.values() for name in names}
+    infos: list[CommandInfo | TyperInfo] = [*app.registered_commands, *app.registered_groups]
+    registered = {info.name or (info.callback.__name__ if info.callback else "") for info in infos}
+    assert registered == named  # a new command is given its panel, an old one is not left
+
+
+def test_help_shows_the_panels_in_order_within_80_columns(cli: Cli) -> None:
+    result = cli("--help")
+    assert result.code == 0
+    out = result.out
+    at = [out.index(f"─ {panel} ") for panel in PANELS]
+    assert at == sorted(at)
+    assert out.index(" add ") < out.index("─ Developer ") < out.index(" eval ")
+    assert all(len(line) <= 80 for line in out.splitlines())
+
+
+def test_help_text_is_wrapped_to_the_terminal_not_the_source(cli: Cli) -> None:
+    # The docstring breaks after "usage,"; the terminal wraps where it must.
+    out = cli("--help", columns=120).out
+    assert "jobs, review, usage, conversations, API keys)" in out
