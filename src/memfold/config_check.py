@@ -24,8 +24,10 @@ ENV_PREFIX = "MEMFOLD_"
 # Short names the README documents (read by Settings._flat_env_aliases and
 # config_file_path), accepted beside the MEMFOLD_<SECTION>__<NAME> form.
 # MEMFOLD_API_KEY is no setting: `memfold mcp` reads it as its --key (cli/mcp.py).
+# Variables that are no setting's path but are read by name (EVAL_DATA: the folder
+# ``memfold eval`` reads its public data sets from).
 ENV_ALIASES = frozenset(
-    {"PATH", "URL", "CONFIG", "LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY", "API_KEY"}
+    {"PATH", "URL", "CONFIG", "LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY", "API_KEY", "EVAL_DATA"}
 )
 _SECRET_HINTS = ("api_key", "password", "token")
 Anchor = tuple[float, float]

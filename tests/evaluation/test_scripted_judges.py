@@ -122,3 +122,21 @@ def test_the_script_answers_each_request_kind() -> None:
     assert verdict["label"] == "DUPLICATE"
     with pytest.raises(ValueError, match="not a scripted judge"):
         ScenarioScript(scenarios, "rules")
+
+
+def test_memfold_eval_takes_its_data_folder_as_an_argument_or_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memfold.cli import main
+
+    path = tmp_path / "scenarios.jsonl"
+    path.write_text("\n".join(json.dumps(s) for s in SCENARIOS) + "\n", encoding="utf-8")
+    args = ["eval", "--suite", "scenarios", "--judge", "oracle", "--scenarios", str(path)]
+    monkeypatch.delenv("MEMFOLD_EVAL_DATA", raising=False)
+    with pytest.raises(SystemExit) as missing:
+        main(args)
+    assert missing.value.code == 2 and "Missing argument 'data'" in capsys.readouterr().err
+    monkeypatch.setenv("MEMFOLD_EVAL_DATA", str(tmp_path))
+    with pytest.raises(SystemExit) as ran:
+        main([*args, "--out", str(tmp_path / "out.json")])
+    assert ran.value.code == 0 and (tmp_path / "out.json").exists()

@@ -85,7 +85,14 @@ def usage(path: PathOpt = None, as_json: JsonOpt = False) -> None:
 
 @app.command("eval")
 def eval_(
-    data: Annotated[Path, typer.Argument(help="bench-data folder.")] = Path("../shared/bench-data"),
+    data: Annotated[
+        Path,
+        typer.Argument(
+            envvar="MEMFOLD_EVAL_DATA",
+            help="The folder of public data sets (or MEMFOLD_EVAL_DATA), laid out as above.",
+            show_default=False,
+        ),
+    ],
     split: Annotated[str, typer.Option(help="dev | heldout (held-out: report only)")] = "dev",
     judge: Annotated[
         str,
@@ -112,7 +119,16 @@ def eval_(
         Path | None, typer.Option(help="A scenario file (JSONL) instead of the split's.")
     ] = None,
 ) -> None:
-    """Quality of consolidation on public data sets (pairs, LoCoMo, BEAM) and scenarios."""
+    """Quality of consolidation on public data sets (pairs, LoCoMo, BEAM) and scenarios.
+
+    DATA holds each public set as its repository publishes it (none is bundled):
+    locomo/locomo10.json from snap-research/LoCoMo (data/); pairs/sick2014 and
+    pairs/msrp from brmson/dataset-sts (data/sts/sick2014, data/para/msr);
+    pairs/stsb and pairs/qqp_subset from GLUE (STS-B, QQP); beam/100K/N from
+    mohammadtavakoli78/BEAM (chats/100K); scenarios/dev.jsonl, scenario lines of
+    {"id", "kind", "existing", "new"} (or --scenarios FILE). docs/benchmarks.md,
+    "Evaluation data", gives the layout and the dev and held-out splits.
+    """
     from memfold.evaluation.runner import DEFAULT_DATASETS, SUITES, run_eval
     from memfold.evaluation.scripted_judge import is_scripted
 
