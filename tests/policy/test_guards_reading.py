@@ -42,6 +42,21 @@ def test_a_restatement_folds_on_the_calibrated_scale_and_not_below_it() -> None:
     assert any("calibrated similarity" in r and "cosine 0.700" in r for r in low.downgrade_reasons)
 
 
+def test_a_merge_meets_the_same_calibrated_gate_as_a_replace() -> None:
+    older = record("old", "Noor drinks green tea every morning.")
+    newer = record("new", "Every morning Noor drinks green tea.")
+    merged = "Noor drinks green tea every morning."
+    out = apply_guards(
+        proposal(Action.MERGE, merged), newer, [Candidate(older, 0.85)], SETTINGS, scale=MINILM
+    )
+    assert out.action is Action.MERGE, out.downgrade_reasons
+    low = apply_guards(
+        proposal(Action.MERGE, merged), newer, [Candidate(older, 0.75)], SETTINGS, scale=MINILM
+    )
+    assert low.action is Action.KEEP_SEPARATE
+    assert any("MERGE needs calibrated similarity >= 0.90" in r for r in low.downgrade_reasons)
+
+
 def test_calibration_can_be_turned_off() -> None:
     raw_only = SETTINGS.model_copy(update={"calibrate_similarity": False})
     out = apply_guards(

@@ -14,6 +14,12 @@ the raw cosine, so that the same number means the same thing for every model:
   pairs (pooled) reach: almost every pair worth judging is found;
 * the review scan (0.82) and any other calibrated value fall on the line between.
 
+Which gates read this scale: the destructive threshold of an on-save REPLACE and MERGE
+and the DELETE threshold (``policy.guards``). Discovery is still read on the raw cosine
+(0.70 raw, which a calibrated 0.737 is): read calibrated, it met more neighbours at raw
+0.664-0.70 with no more folded (their REPLACE needs the calibrated 0.90), and took update
+candidates away from the update channel's lower gate (2 of 45 dev updates lost).
+
 The measured figures, and why each anchor is defined as it is, are by :data:`ANCHORS`.
 
 Between its anchors the map is linear; (0, 0) and (1, 1) are fixed end anchors and

@@ -88,7 +88,7 @@ def apply_guards(
     elif any(instruction_like(m.text) for m in (new, *(t.memory for t in targets))):
         verdict.problems.append("a memory holding an instruction to a model is not consolidated")
     elif action in (Action.UPDATE, Action.MERGE):
-        _check_fold(guarded, new, targets, settings, limits, verdict)
+        _check_fold(guarded, new, targets, settings, limits, scale, verdict)
     elif action is Action.REPLACE:
         for target in targets:
             _check_replace(new, target, settings, scale, verdict)
@@ -137,15 +137,19 @@ def _check_fold(
     targets: Sequence[Candidate],
     settings: ConsolidationSettings,
     limits: ResultLimits,
+    scale: SimilarityScale,
     verdict: _Verdict,
 ) -> None:
-    """UPDATE and MERGE write one text in place of several: the same fact, told better."""
-    floor = (
-        settings.update_threshold
-        if decision.action is Action.UPDATE
-        else settings.destructive_threshold
-    )
-    verdict.problems += _below(decision.action, targets, floor)
+    """UPDATE and MERGE write one text in place of several: the same fact, told better.
+    A MERGE meets the destructive threshold on the calibrated scale, as a REPLACE does
+    (seed 000's one 0.90 for both)."""
+    if decision.action is Action.UPDATE:
+        verdict.problems += _below(decision.action, targets, settings.update_threshold)
+    else:
+        for target in targets:
+            verdict.problems += _below_calibrated(
+                decision.action, target, settings.destructive_threshold, scale
+            )
     sources = [new, *(t.memory for t in targets)]
     for target in targets:
         older = target.memory.text
