@@ -70,3 +70,11 @@ def test_a_general_noun_naming_a_kind_is_a_word_of_the_fact() -> None:
 def test_a_sentence_initial_noun_modifying_another_is_no_name() -> None:
     assert facts("Team standup is at 9:30 every morning.").names == frozenset()
     assert "sofia" in facts("Sofia mentors Daniel.").names
+
+
+def test_a_sentences_last_word_is_read_without_the_stop_left_on_it() -> None:
+    key = "sk-proj-Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF"
+    ended = facts(f"The staging deploy key is {key}.")
+    going_on = facts(f"The staging deploy key is {key}, rotated monthly.")
+    assert ended.names == going_on.names
+    assert facts("Ana moved to the U.S.").names >= {"u.s."}  # an abbreviation keeps its stops

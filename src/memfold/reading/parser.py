@@ -216,8 +216,8 @@ def _reading(text: str, doc: Any) -> Reading:
             sent_of[token.i] = n
     words = tuple(
         Word(
-            text=t.text,
-            lemma=t.lemma_.lower(),
+            text=_unstopped(t),
+            lemma=_unstopped(t, t.lemma_).lower(),
             pos=t.pos_,
             tag=t.tag_,
             dep=t.dep_,
@@ -233,6 +233,18 @@ def _reading(text: str, doc: Any) -> Reading:
         for i, w in enumerate(words)
     )
     return Reading(text, _verb_read_as_compound(fixed))
+
+
+def _unstopped(token: Any, text: str | None = None) -> str:
+    """A sentence's last word without the full stop the tokenizer left on it ("... key
+    is sk-proj-Ab3dE6.": the key, not the key and a stop), unless the word is an
+    abbreviation with stops of its own ("U.S.", "a.m.")."""
+    text = token.text if text is None else text
+    last = token.i + 1 == len(token.doc) or token.nbor().is_space or token.nbor().is_punct
+    word = text[:-1]
+    if last and text.endswith(".") and len(word) > 1 and "." not in word:
+        return word
+    return str(text)
 
 
 def _verb_read_as_compound(words: tuple[Word, ...]) -> tuple[Word, ...]:
