@@ -12,7 +12,7 @@ from rich.table import Table
 
 from memfold import render
 from memfold.memory import Memory
-from memfold.model import Action, AddResult, LogEntry
+from memfold.model import Action, AddResult, LogEntry, shown_action
 
 DEMO_USER = "sam"
 QUERIES = (
@@ -33,7 +33,7 @@ def _decision_row(n: int, text: str, result: AddResult) -> tuple[str, ...]:
     if d is None:
         return (str(n), text, "ADD", "", "", "no similar memory (>= 0.70): no judge call")
     targets = ",".join(render.short(t) for t in d.target_ids)
-    return (str(n), text, d.action.value, targets, f"{d.confidence:.2f}", d.reasoning)
+    return (str(n), text, shown_action(d.action.value), targets, f"{d.confidence:.2f}", d.reasoning)
 
 
 def run_demo(path: Path | None, *, as_json: bool = False) -> dict[str, Any]:
@@ -105,7 +105,8 @@ def run_demo(path: Path | None, *, as_json: bool = False) -> dict[str, Any]:
                 "restored": [r.to_dict() for r in restored],
             }
             if not as_json:
-                console.print(f"\nundo of log #{entry.id} ({entry.action}): restored exactly")
+                shown = shown_action(entry.action)
+                console.print(f"\nundo of log #{entry.id} ({shown}): restored exactly")
                 console.print(render.memory_table(restored, f"after undo of #{entry.id}"))
         if not as_json:
             console.print(render.log_table(reversed(mem.log(1000)), "the audit log", compact=True))

@@ -16,7 +16,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from memfold.model import LogEntry, MemoryRecord, SearchHit
+from memfold.model import LogEntry, MemoryRecord, SearchHit, shown_action
 
 console = Console()
 # Progress bars go to stderr so --json output on stdout stays parseable.
@@ -99,7 +99,7 @@ def hits_table(hits: Sequence[SearchHit], title: str) -> Table:
 
 
 def _action(e: LogEntry) -> str:
-    return e.action + (f" (undone by #{e.undone_by})" if e.undone_by else "")
+    return shown_action(e.action) + (f" (undone by #{e.undone_by})" if e.undone_by else "")
 
 
 def _ids(ids: Iterable[str]) -> str:

@@ -1,11 +1,15 @@
 """``memfold --help`` guides: commands in panels (memories first, developer tools last),
-help text wrapped to the terminal, not to the source's line breaks."""
+help text wrapped to the terminal, not to the source's line breaks; actions shown by
+what they did."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from typer.models import CommandInfo, TyperInfo
 
 from cli.support import Cli
+from memfold import Memory
 from memfold.cli import PANELS, app
 
 
@@ -30,3 +34,14 @@ def test_help_text_is_wrapped_to_the_terminal_not_the_source(cli: Cli) -> None:
     # The docstring breaks after "usage,"; the terminal wraps where it must.
     out = cli("--help", columns=120).out
     assert "jobs, review, usage, conversations, API keys)" in out
+
+
+def test_a_supersede_is_shown_as_one_and_logged_as_delete(cli: Cli, db_path: Path) -> None:
+    path = str(db_path)
+    assert cli("add", "Sam lives in Lyon.", "-u", "sam", "-p", path).code == 0
+    added = cli("add", "Sam moved to Berlin.", "-u", "sam", "-p", path, "--consolidate", "sync")
+    assert "decision: SUPERSEDE" in added.out, added.out
+    shown = cli("log", "-p", path, columns=120).out
+    assert "SUPERSEDE" in shown and "DELETE" not in shown, shown
+    with Memory(db_path, consolidate="off") as mem:  # the API keeps the action's name
+        assert "DELETE" in {e.action for e in mem.log(10)}

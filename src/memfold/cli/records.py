@@ -24,7 +24,7 @@ from memfold.cli.common import (
     read_text,
     scope_words,
 )
-from memfold.model import views
+from memfold.model import shown_action, views
 
 
 @app.command()
@@ -77,7 +77,7 @@ def add(
         render.console.print(render.memory_table([result.memory], "stored"))
         if result.decision is not None:
             d = result.decision
-            render.say(f"decision: {d.action.value} ({d.reasoning})")
+            render.say(f"decision: {shown_action(d.action.value)} ({d.reasoning})")
         elif mem.mode.value == "queue":
             render.say("queued: `memfold worker` consolidates it")
 

@@ -28,6 +28,7 @@ from memfold.model.records import (
     normalize_text,
     parse_time,
     plain_words,
+    shown_action,
     utcnow,
 )
 from memfold.model.work import (
@@ -71,6 +72,7 @@ __all__ = [
     "normalize_text",
     "parse_time",
     "plain_words",
+    "shown_action",
     "utcnow",
     "views",
 ]

@@ -87,6 +87,17 @@ class Action(StrEnum):
         return self in (Action.UPDATE, Action.MERGE, Action.REPLACE, Action.DELETE)
 
 
+# What a person reading a log or a decision is shown for an action: DELETE retires the
+# older memory as superseded, kept as history and undoable, never erased.
+_SHOWN = {Action.DELETE.value: "SUPERSEDE"}
+
+
+def shown_action(action: str) -> str:
+    """The name a person is shown for a logged or decided action (``_SHOWN``); the API
+    and the log keep the action's own name."""
+    return _SHOWN.get(action, action)
+
+
 class PairLabel(StrEnum):
     """Batch review classification of a pair of memories."""
 

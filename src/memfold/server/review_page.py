@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from memfold.errors import InvalidInput, MemfoldError
 from memfold.memory import Memory
-from memfold.model import ApiKey, Role
+from memfold.model import ApiKey, Role, shown_action
 from memfold.policy.validate import clean_int
 from memfold.server import review_page_views as views
 from memfold.server.review_page_session import (
@@ -46,6 +46,7 @@ _templates = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+_templates.filters["shown_action"] = shown_action
 _CSS = files("memfold.server").joinpath("templates", "review.css").read_text("utf-8")
 
 QUEUE, LOG, REPORT = "/review", "/review/log", "/review/report"
