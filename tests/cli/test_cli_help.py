@@ -45,3 +45,10 @@ def test_a_supersede_is_shown_as_one_and_logged_as_delete(cli: Cli, db_path: Pat
     assert "SUPERSEDE" in shown and "DELETE" not in shown, shown
     with Memory(db_path, consolidate="off") as mem:  # the API keeps the action's name
         assert "DELETE" in {e.action for e in mem.log(10)}
+
+
+def test_an_option_with_fixed_choices_shows_them(cli: Cli) -> None:
+    assert "<hybrid|vector|keyword>" in cli("search", "--help", columns=140).out
+    assert "<read|write|admin>" in cli("keys", "create", "--help", columns=140).out
+    wrong = cli("search", "x", "--mode", "fuzzy")
+    assert wrong.code == 2 and "'fuzzy' is not one of" in wrong.err

@@ -69,7 +69,7 @@ def test_revoke_then_the_token_is_refused(cli: Cli, tmp_path: Path, config_file:
 def test_bad_input_exits_2_and_writes_nothing(cli: Cli, tmp_path: Path, config_file: Path) -> None:
     path = tmp_path / "keys.db"
     for args, message in (
-        (("--role", "owner", "--user-id", "sam"), "role must be one of read, write, admin"),
+        (("--role", "owner", "--user-id", "sam"), "'owner' is not one of 'read', 'write', 'admin'"),
         (("--role", "read"), "a read key needs a user_id"),
         (("--role", "admin", "--agent-id", "bot"), "agent_id needs a user_id"),
     ):

@@ -55,7 +55,7 @@ def test_bad_input_is_an_error_and_writes_nothing(
     db = str(tmp_path / "chat.db")
     assert run(capsys, "chat", "append", "s1", "user", "hello", "-p", db)[0] == 0
     code, _, err = run(capsys, "chat", "append", "s1", "wizard", "hi", "-p", db)
-    assert code == 2 and "role must be one of" in err
+    assert code == 2 and "'wizard' is not one of 'system', 'user', 'assistant', 'tool'" in err
     code, _, err = run(capsys, "chat", "append", "s1", "user", "   ", "-p", db)
     assert code == 2 and "content" in err
     code, out, _ = run(capsys, "chat", "show", "s1", "-p", db, "--json")

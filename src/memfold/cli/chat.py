@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.table import Table
@@ -33,7 +33,9 @@ SessionArg = Annotated[str, typer.Argument(help="The session id.")]
 @chat_app.command("append")
 def append(
     session: SessionArg,
-    role: Annotated[str, typer.Argument(help="system | user | assistant | tool")],
+    role: Annotated[
+        Literal["system", "user", "assistant", "tool"], typer.Argument(help="Who said it.")
+    ],
     content: Annotated[str, typer.Argument(help="The message ('-' reads stdin).")],
     path: PathOpt = None,
     user: UserOpt = None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -127,7 +127,10 @@ def _delete_all(
 @app.command()
 def feedback(
     memory_id: str,
-    kind: Annotated[str, typer.Argument(help="used | ignored | contradicted | miss")],
+    kind: Annotated[
+        Literal["used", "ignored", "contradicted", "miss"],
+        typer.Argument(help="How the recalled memory served."),
+    ],
     path: PathOpt = None,
     context: Annotated[str | None, typer.Option(help="What the agent was doing.")] = None,
     as_json: JsonOpt = False,

@@ -8,7 +8,7 @@ hash, only the token's public prefix.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.table import Table
@@ -40,7 +40,9 @@ def _minute(when: datetime) -> str:
 
 @keys_app.command("create")
 def keys_create(
-    role: Annotated[str, typer.Option("--role", help="read | write | admin.")],
+    role: Annotated[
+        Literal["read", "write", "admin"], typer.Option("--role", help="What the key may do.")
+    ],
     user: Annotated[
         str | None,
         typer.Option("--user-id", help="The user the key is bound to (read and write: needed)."),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.table import Table
@@ -95,7 +95,9 @@ def graph(
     user: UserOpt = None,
     agent: AgentOpt = None,
     session: SessionOpt = None,
-    format_: Annotated[str, typer.Option("--format", help="json | graphml")] = "json",
+    format_: Annotated[
+        Literal["json", "graphml"], typer.Option("--format", help="The file format.")
+    ] = "json",
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write to this file (default: stdout).")
     ] = None,
@@ -110,7 +112,7 @@ def graph(
             user_id=user,
             agent_id=agent,
             session_id=session,
-            format=format_,  # type: ignore[arg-type]  # checked by Memory.export_graph
+            format=format_,
             max_nodes=max_nodes,
         )
         if out is None:

@@ -3,7 +3,7 @@ undo, stats."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -34,7 +34,9 @@ def add(
     user: UserOpt = None,
     agent: AgentOpt = None,
     session: SessionOpt = None,
-    area: Annotated[str, typer.Option(help="main | fragments | solutions | instruments")] = "main",
+    area: Annotated[
+        Literal["main", "fragments", "solutions", "instruments"], typer.Option(help="Its area.")
+    ] = "main",
     category: Annotated[
         str | None,
         typer.Option(
@@ -92,7 +94,9 @@ def search(
     k: Annotated[int, typer.Option("-k", help="How many results.")] = 10,
     area: Annotated[str | None, typer.Option(help="Only this area.")] = None,
     deep: Annotated[bool, typer.Option(help="Include superseded/archived memories.")] = False,
-    mode: Annotated[str, typer.Option(help="hybrid | vector | keyword")] = "hybrid",
+    mode: Annotated[
+        Literal["hybrid", "vector", "keyword"], typer.Option(help="How to rank.")
+    ] = "hybrid",
     filter_: FilterOpt = None,
     threshold: Annotated[
         float | None, typer.Option(help="Drop hits whose cosine to the query is below this.")
@@ -116,7 +120,7 @@ def search(
             k=k,
             area=area,
             deep=deep,
-            mode=mode,  # type: ignore[arg-type]  # validated by Memory.search
+            mode=mode,
             filters=where,
             threshold=threshold,
             offset=offset,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.table import Table
@@ -177,7 +177,9 @@ def review_resume(path: PathOpt = None) -> None:
 def report(
     path: PathOpt = None,
     since: Annotated[str, typer.Option(help="7d, 24h, or an ISO date.")] = "7d",
-    fmt: Annotated[str, typer.Option("--format", help="md | html")] = "md",
+    fmt: Annotated[
+        Literal["md", "html"], typer.Option("--format", help="Markdown or HTML.")
+    ] = "md",
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to a file.")] = None,
 ) -> None:
     """The review report: queue, merges, P90 trend, feedback, breaker, LLM use."""

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.table import Table
@@ -93,7 +93,9 @@ def eval_(
             show_default=False,
         ),
     ],
-    split: Annotated[str, typer.Option(help="dev | heldout (held-out: report only)")] = "dev",
+    split: Annotated[
+        Literal["dev", "heldout"], typer.Option(help="Held-out: report only, never tune on it.")
+    ] = "dev",
     judge: Annotated[
         str,
         typer.Option(
