@@ -52,6 +52,22 @@ def _keep_separate(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _settings(server: FakeLLMServer, *, backoff_s: float, **llm: Any) -> Settings:
+    """Every judged save to the scripted server, one try a call; ``backoff_s`` between
+    a save's tries."""
+    return Settings(
+        llm={
+            "base_url": server.base_url,
+            "model": "fake-model",
+            "api_key": "k",
+            "utility": {"timeout_s": 2.0, "max_retries": 0},
+            "rules_first_confidence": None,
+            **llm,
+        },
+        consolidation={"backoff_s": backoff_s, "backoff_max_s": backoff_s},
+    )
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1000.0
@@ -67,16 +83,7 @@ def test_an_llm_that_goes_down_mid_session_hands_over_to_the_rules(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     server.set_script(_keep_separate)
-    settings = Settings(
-        llm={
-            "base_url": server.base_url,
-            "model": "fake-model",
-            "api_key": "k",
-            "utility": {"timeout_s": 2.0, "max_retries": 0},
-            "rules_first_confidence": None,
-        },
-        consolidation={"backoff_s": 3600.0, "backoff_max_s": 3600.0},
-    )
+    settings = _settings(server, backoff_s=3600.0)
     clock = Clock()
     judge = FallbackJudge(
         LLMJudge(settings.llm),
@@ -130,17 +137,7 @@ def test_with_no_fallback_a_save_the_llm_cannot_judge_waits_for_the_next_cycle(
     """Seed 000: "silently skipped, picked up by the next successful consolidation
     cycle" (``llm.fallback_after_failures = None``): the rules never decide for it."""
     server.set_script(_keep_separate)
-    settings = Settings(
-        llm={
-            "base_url": server.base_url,
-            "model": "fake-model",
-            "api_key": "k",
-            "utility": {"timeout_s": 2.0, "max_retries": 0},
-            "rules_first_confidence": None,
-            "fallback_after_failures": None,
-        },
-        consolidation={"backoff_s": 0.01, "backoff_max_s": 0.01},
-    )
+    settings = _settings(server, backoff_s=0.01, fallback_after_failures=None)
     server.fail_next(Fault.SERVER_ERROR, times=5)
     with Memory(db_path, settings=settings, embedder=embedder, consolidate="sync") as mem:
         decided = []
