@@ -7,9 +7,10 @@ import pytest
 
 from memfold.reading.cues import change_cues
 from memfold.reading.facts import facts
+from memfold.reading.moved_value import moved_value
 from memfold.reading.relation import Limits, Relation, relate
 from memfold.reading.restatement import restatement_differences, substitutions
-from memfold.reading.supersede import moved_value, supersede_evidence
+from memfold.reading.supersede import supersede_evidence
 
 STRICT = Limits(max_additions=2, swap_max=2, min_overlap=0.5, max_reworded=2)
 LOOSE = Limits(max_additions=2, swap_max=2, min_overlap=0.5)

@@ -33,9 +33,10 @@ from memfold.reading.cues import change_cues, cue_spans
 from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem, table_stems
+from memfold.reading.moved_value import moved_value
 from memfold.reading.restatement import new_value_only
 from memfold.reading.supersede import attribute as supersede_attribute
-from memfold.reading.supersede import implied_words, moved_value, named_stems
+from memfold.reading.supersede import implied_words, named_stems
 
 __all__ = ["channel_open", "channel_query", "has_cue", "update_candidates", "update_match"]
 
