@@ -114,6 +114,11 @@ class LifecycleSettings(Section):
 class ConversationSettings(Section):
     threshold_messages: int = Field(100, ge=1)
     keep_recent: int = Field(20, ge=0)
+    # With no LLM configured, the turns that leave the window are still summarized, as
+    # an extractive digest (True). False is the design document's way: no summary
+    # without an LLM, and the window hard-prunes to the last threshold_messages turns
+    # (the transcript keeps them all).
+    offline_digest: bool = True
     # The session summary (engine/conversation/session.py): one part (an LLM summary or
     # the extractive digest of the turns that left the window) holds at most
     # summary_max_part_chars, a digest line digest_line_max_chars; once the parts shown

@@ -150,9 +150,15 @@ class Conversation:
             system_prompt = clean_string(system_prompt, "system_prompt")
         k = self._cfg.k_memories if k_memories is None else k_memories
         k = clean_int(k, "k_memories", maximum=_MAX_K)
-        self.summarize_due()
         parts = self.summary()
-        recent = self.transcript(win.covered_to(parts) + 1)
+        if self._call is None and not self._cfg.offline_digest:
+            # Hard prune: no summary without an LLM, the last threshold_messages turns.
+            first = max(win.covered_to(parts) + 1, len(self) - self._cfg.threshold_messages)
+        else:
+            self.summarize_due()
+            parts = self.summary()
+            first = win.covered_to(parts) + 1
+        recent = self.transcript(first)
         system = win.system_text(system_prompt, parts, self._memories(text, k))
         return win.build_window(system, recent, text)
 

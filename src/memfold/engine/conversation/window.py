@@ -82,11 +82,18 @@ def system_text(
     return "\n\n".join(sections)
 
 
+# What a message's metadata carries into the window: the speaker's name, and the id that
+# pairs a tool result with the call it answers (a chat API refuses a tool message
+# without it: the window keeps tool-call continuity).
+_CARRIED = ("name", "tool_call_id")
+
+
 def chat_message(message: Message) -> ChatMessage:
     out = {"role": message.role.value, "content": message.content}
-    name = message.metadata.get("name")
-    if isinstance(name, str):
-        out["name"] = name
+    for key in _CARRIED:
+        value = message.metadata.get(key)
+        if isinstance(value, str):
+            out[key] = value
     return out
 
 
