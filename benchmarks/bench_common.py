@@ -22,6 +22,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from memfold.evaluation.provenance import provenance
+
 DEFAULT_DATA = Path("../shared/bench-data")
 console = Console(width=150)
 
@@ -76,8 +78,11 @@ def machine() -> dict[str, Any]:
 
 
 def write_json(path: Path, payload: dict[str, Any]) -> None:
+    """The result, with the command and commit that made it and the machine it ran on
+    (what scripts/render_benchmarks.py shows beside each figure)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
+    stamped = {**provenance(), "machine": machine(), **payload}
+    path.write_text(json.dumps(stamped, indent=2, default=str), encoding="utf-8")
     console.print(f"results written to {path}")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import tempfile
 import time
@@ -17,6 +18,7 @@ from memfold.embed import make_embedder
 from memfold.evaluation.embed_cache import CachingEmbedder
 from memfold.evaluation.env import JUDGES, EvalEnv, make_progress
 from memfold.evaluation.pairs_data import PAIR_DATASETS
+from memfold.evaluation.provenance import provenance
 from memfold.evaluation.report import print_report
 from memfold.evaluation.run_beam import run_beam
 from memfold.evaluation.run_locomo import run_locomo
@@ -73,7 +75,12 @@ def run_eval(
         "limit": limit,
         "max_convs": max_convs,
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "cpus": _cpus()},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": _cpus(),
+            "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
+        },
+        **provenance("memfold"),
         "seconds": {},
     }
     with tempfile.TemporaryDirectory(prefix="memfold-eval-") as tmp, make_progress() as progress:
