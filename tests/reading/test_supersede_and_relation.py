@@ -350,3 +350,14 @@ def test_a_persons_time_told_anew_is_no_value_of_the_same_thing() -> None:
     # What a person does at 6:30 may be another thing at 7:00.
     assert moved_value("The user runs at 6:30.", "The user now swims at 7:00.") == ""
     assert moved_value("Ana is at the gym at 6:30.", "Ana now starts work at 7:00.") == ""
+
+
+def test_am_or_pm_is_part_of_the_time_not_a_thing_both_times_are_of() -> None:
+    # Two schedules, each with a clock time: "PM" is no noun the two share.
+    older = "I've set aside 7-9 PM on weekdays for writing sessions."
+    newer = "My meeting with Greg was rescheduled from 3 PM to 5 PM."
+    assert moved_value(older, newer) == ""
+    # A thing a sentence opens with is the thing whose time moved, capital or not.
+    older = "Dinner with Ana is at 7 pm on Friday."
+    newer = "Dinner with Ana was pushed back to 8 pm."
+    assert moved_value(older, newer) == "'19:00' -> '20:00'"

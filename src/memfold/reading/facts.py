@@ -92,6 +92,8 @@ class Facts:
     guessed: frozenset[str] = frozenset()
     # The verbs the text says held once and no longer ("used to live"): history.
     ended: frozenset[str] = frozenset()
+    # The indices of the words a value takes up ("5" and "PM" of "5 PM").
+    value_words: frozenset[int] = frozenset()
 
     @cached_property
     def unnamed_stems(self) -> frozenset[str]:
@@ -291,6 +293,7 @@ def facts_of(reading: Reading) -> Facts:
         ends=_ends(words),
         guessed=frozenset(guessed),
         ended=_habitual_past(words),
+        value_words=frozenset(used),
         hedged=frozenset(
             norm(words[w.head].lemma)
             for w in words

@@ -115,7 +115,10 @@ def _thing_subject(f: Facts, index: int, other: Facts) -> set[str]:
     verbs = [j for j in clause if f.poses[j] in ("VERB", "AUX")]
     if not verbs:
         return set()
-    persons = {"user", *_POINTERS, *THIRD_PRONOUNS, *(f.names & other.names)}
+    persons = {"user", *_POINTERS, *THIRD_PRONOUNS}
+    # A name both texts give is a person's; a common noun a sentence opens with is not
+    # one for its capital ("Dinner with Ana is at 7 pm": dinner's time).
+    names = f.names & other.names
     return {
         f.lemmas[j]
         for j, head in enumerate(f.heads)
@@ -124,6 +127,7 @@ def _thing_subject(f: Facts, index: int, other: Facts) -> set[str]:
         and f.poses[j] in _NOUNS
         and f.lemmas[j] not in persons
         and f.lows[j] not in persons
+        and not (f.poses[j] == "PROPN" and (f.lemmas[j] in names or f.lows[j] in names))
     }
 
 
@@ -156,12 +160,15 @@ def _bound(f: Facts, index: int, spans: Iterable[tuple[int, int]]) -> bool:
 
 def _nouns_over(f: Facts, index: int) -> set[str]:
     """The lemmas of the nouns above word ``index`` ("deadline" over "April 5"), not
-    its unit ("%", "hours")."""
+    its unit ("%", "hours") nor a word of a value ("PM" of "5 PM": the time itself)."""
     units = table_stems("units")
     return {
         f.lemmas[j]
         for j in _ancestors(f, index)
-        if f.poses[j] in _NOUNS and stem(f.lows[j]) not in units and f.lows[j] not in units
+        if f.poses[j] in _NOUNS
+        and j not in f.value_words
+        and stem(f.lows[j]) not in units
+        and f.lows[j] not in units
     }
 
 
