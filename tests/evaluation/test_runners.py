@@ -254,3 +254,15 @@ def test_turn_summary_flags_hybrid_below_the_best_single_mode() -> None:
     row = {"category": 1, **{f"{m}@{k}": 0.5 for m in ("hybrid", "vector") for k in (5, 10, 20)}}
     row |= {"keyword@5": 0.9, "keyword@10": 0.5, "keyword@20": 0.1}
     assert summarize([row])["hybrid_below_best_at"] == [5]
+
+
+def test_the_locomo_stores_never_tick(tmp_path: Path, embedder: LocalEmbedder) -> None:
+    """LoCoMo's observations are dated 2022-2023: a tick would fade them into the cold
+    tier, and the suite would measure the lifecycle, not consolidation on save."""
+    from memfold.evaluation.run_locomo import _no_ticks
+
+    env = _env(tmp_path, embedder)
+    settings = _no_ticks(env)
+    assert settings.lifecycle.tick_every_adds == 0
+    assert env.settings.lifecycle.tick_every_adds == 5  # the run's own settings unchanged
+    assert settings.consolidation == env.settings.consolidation
