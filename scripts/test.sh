@@ -10,7 +10,8 @@ echo "== mypy"
 .venv/bin/mypy
 MYPYPATH=src:tests:benchmarks .venv/bin/mypy --explicit-package-bases tests benchmarks
 MYPYPATH=src:scripts .venv/bin/mypy --explicit-package-bases \
-  scripts/docs_hooks.py scripts/draw_overview.py scripts/gen_reference.py
+  scripts/docs_hooks.py scripts/draw_overview.py scripts/gen_reference.py \
+  scripts/render_benchmarks.py
 bash scripts/check_wheel.sh
 echo "== docs"
 site="$(mktemp -d)"

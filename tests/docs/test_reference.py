@@ -1,5 +1,5 @@
 """The generated pages are current: the settings and command references match the code,
-and the README's picture matches its source."""
+the README's picture its source, and the benchmarks pages their recorded results."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("script", ["gen_reference.py", "draw_overview.py"])
+@pytest.mark.parametrize("script", ["gen_reference.py", "draw_overview.py", "render_benchmarks.py"])
 def test_the_generated_pages_are_current(script: str) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / script), "--check"],
