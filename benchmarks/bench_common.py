@@ -10,7 +10,9 @@ import json
 import os
 import platform
 import random
+import shlex
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -22,7 +24,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from memfold.evaluation.provenance import provenance
+try:
+    from memfold.evaluation.provenance import provenance
+except ImportError:  # an older memfold on PYTHONPATH (bench_add.py compares two trees)
+
+    def provenance(program: str | None = None) -> dict[str, Any]:
+        """The command line, and no commit: the code that ran predates its stamp."""
+        shown = program.split() if program else ["python", Path(sys.argv[0]).as_posix()]
+        return {"command": shlex.join([*shown, *sys.argv[1:]]), "commit": None}
+
 
 DEFAULT_DATA = Path("../shared/bench-data")
 console = Console(width=150)

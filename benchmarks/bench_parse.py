@@ -8,17 +8,20 @@ a time, CPU time per text, median and p90: what ``add()`` adds for a save it que
 consolidates (the parse and its stored row, ``engine/readings.py``), and the parse with
 the facts the guards compare; then the same texts through one batch (``read_many``: a bulk
 load), from a stored row (what a drain, a review run or a tick pays for a memory read
-before, in a new process) and, read again, from the cache.
+before, in a new process) and, read again, from the cache. The figures printed are also
+written as JSON to ``--out`` (default ``results/bench_parse.json``).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
+from bench_common import parser as bench_parser
+from bench_common import write_json
 from memfold.reading import parser, stored
 from memfold.reading.facts import facts_of
 
@@ -38,8 +41,7 @@ def cpu_ms(call: object) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=Path("../shared/bench-data"))
+    ap = bench_parser((__doc__ or "").splitlines()[0], "bench_parse.json")
     ap.add_argument("--limit", type=int, default=1000)
     args = ap.parse_args()
     texts = texts_of(args.data, args.limit)
@@ -56,16 +58,35 @@ def main() -> None:
     print(f"{len(texts)} texts, median {words:.0f} words; model load {load:.0f} ms CPU\n")
     print("| reading | median ms CPU a text | p90 |")
     print("|---|---|---|")
-    for name, values in (
-        ("parse + stored row (what add() adds)", on_add),
-        ("parse + facts, one at a time", single),
-        ("from a stored row", from_row),
-        ("cached", again),
+    readings: dict[str, dict[str, Any]] = {}
+    for key, name, values in (
+        ("on_add", "parse + stored row (what add() adds)", on_add),
+        ("single", "parse + facts, one at a time", single),
+        ("from_row", "from a stored row", from_row),
+        ("cached", "cached", again),
     ):
         ordered = sorted(values)
         p90 = ordered[int(0.9 * (len(ordered) - 1))]
         print(f"| {name} | {statistics.median(values):.2f} | {p90:.2f} |")
+        readings[key] = {
+            "reading": name,
+            "median_ms_cpu": round(statistics.median(values), 3),
+            "p90_ms_cpu": round(p90, 3),
+        }
     print(f"| parse + facts, one batch | {batch / len(texts):.2f} (mean) | - |")
+    readings["batch"] = {
+        "reading": "parse + facts, one batch",
+        "mean_ms_cpu": round(batch / len(texts), 3),
+    }
+    result = {
+        "data": str(args.data),
+        "limit": args.limit,
+        "texts": len(texts),
+        "median_words": words,
+        "model_load_ms_cpu": round(load, 1),
+        "readings": readings,
+    }
+    write_json(args.out, result)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from bench_common import parser, persona_sentences, realistic_vectors, stats_ms, table
+from bench_common import parser, persona_sentences, realistic_vectors, stats_ms, table, write_json
 from helpers.postgres import running_server
 from memfold.config import StoreSettings
 from memfold.embed.local import LocalEmbedder
@@ -143,8 +143,7 @@ def main() -> None:
         ["ef_search", "recall@10 vs exact SQL", "vs numpy", "median ms", "p95 ms"],
     )
     print(json.dumps(results, indent=1, default=str))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1, default=str))
+    write_json(args.out, results)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from bench_common import parser
+from bench_common import parser, write_json
 from helpers.postgres import running_server
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
@@ -283,8 +283,7 @@ def main() -> None:
     finally:
         server.stop()
     results["load_after"] = os.getloadavg()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1))
+    write_json(args.out, results)
 
 
 if __name__ == "__main__":

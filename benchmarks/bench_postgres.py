@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from bench_common import parser, stats_ms
+from bench_common import parser, stats_ms, write_json
 from helpers.postgres import running_server
 from memfold import Memory
 from memfold.embed.base import Embedder
@@ -107,8 +107,7 @@ def main() -> None:
             mem.close()
     results["load_after"] = os.getloadavg()
     print(json.dumps(results, indent=1))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1))
+    write_json(args.out, results)
 
 
 if __name__ == "__main__":

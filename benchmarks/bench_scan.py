@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_scan.py            # 100k x 384, 3 runs
     .venv/bin/python benchmarks/bench_scan.py --n 20000  # quicker
+    .venv/bin/python benchmarks/bench_scan.py --out FILE # JSON (default results/bench_scan.json)
 
 Data: random-but-clustered unit vectors (clusters of 1-9 around random centres), so a
 share of the pairs pass the 0.82 threshold. Timed, median over the runs:
@@ -14,15 +15,17 @@ share of the pairs pass the 0.82 threshold. Timed, median over the runs:
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from bench_common import parser as bench_parser
+from bench_common import write_json
 from memfold.config import ReviewSettings
 from memfold.engine.review.scan import find_pairs
 from memfold.store.sqlite import SQLiteStore
@@ -67,7 +70,7 @@ def timed(fn: Callable[[], object]) -> float:
 
 def main() -> None:
     cfg = ReviewSettings()
-    parser = argparse.ArgumentParser()
+    parser = bench_parser((__doc__ or "").splitlines()[0], "bench_scan.json")
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--runs", type=int, default=3)
@@ -114,6 +117,23 @@ def main() -> None:
     print(f"\nscan / bare upper = {med['scan'] / med['bare upper']:.2f}  (target <= 2)")
     if args.with_full:
         print(f"scan / bare full  = {med['scan'] / med['bare full']:.2f}")
+    result: dict[str, Any] = {
+        "n": args.n,
+        "dim": args.dim,
+        "runs": args.runs,
+        "block": args.block,
+        "threshold": args.threshold,
+        "noise": args.noise,
+        "with_full": args.with_full,
+        "pairs": found,
+        "median_s": {k: round(v, 4) for k, v in med.items()},
+        "runs_s": {k: [round(x, 4) for x in v] for k, v in times.items()},
+        "scan_over_bare_upper": round(med["scan"] / med["bare upper"], 3),
+        "scan_over_bare_full": (
+            round(med["scan"] / med["bare full"], 3) if args.with_full else None
+        ),
+    }
+    write_json(args.out, result)
 
 
 if __name__ == "__main__":

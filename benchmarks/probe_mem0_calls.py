@@ -2,9 +2,10 @@
 ``memfold.mem0.Memory`` with the import changed only; prints which work, and what
 the calls memfold has no equivalent for raise.
 
-    .venv/bin/python benchmarks/probe_mem0_calls.py
+    .venv/bin/python benchmarks/probe_mem0_calls.py [--out FILE]
 
-docs/mem0.md quotes the table. (tests/mem0_dropin/ asserts each call's result.)
+docs/mem0.md quotes the table. (tests/mem0_dropin/ asserts each call's result.) The same
+rows are written as JSON to ``--out``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench_common import table
+from bench_common import parser, table, write_json
 from memfold.mem0 import Memory
 
 MESSAGES = [
@@ -151,6 +152,7 @@ def run(calls: list[Call], m: Memory, state: dict[str, Any]) -> list[tuple[str, 
 
 
 def main() -> None:
+    args = parser((__doc__ or "").split("\n\n")[0], "probe_mem0_calls.json").parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder) / "mem0-probe.db")
         state: dict[str, Any] = {"path": str(Path(folder) / "configured.db")}
@@ -163,6 +165,15 @@ def main() -> None:
         f"mem0 2.x documented OSS calls: {works} of {len(done)} work", done, ("call", "on memfold")
     )
     table(f"no equivalent: {named} of {len(refusals)} raise", refusals, ("call", "on memfold"))
+    result = {
+        "documented_calls": len(done),
+        "documented_work": works,
+        "refused_calls": len(refusals),
+        "refused_raise": named,
+        "documented": [{"call": name, "on_memfold": r} for name, r in done],
+        "refused": [{"call": name, "on_memfold": r} for name, r in refusals],
+    }
+    write_json(args.out, result)
 
 
 if __name__ == "__main__":

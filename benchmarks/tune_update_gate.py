@@ -7,18 +7,19 @@ reaches the gate is then checked by the result check and the evidence rules; the
 the last line when a judge's text slips past them. Only dev splits are read: the pair
 data sets' dev files and ``scenarios/dev.jsonl``.
 
-    .venv/bin/python benchmarks/tune_update_gate.py [--data ../shared/bench-data]
+    .venv/bin/python benchmarks/tune_update_gate.py [--data ../shared/bench-data] [--out FILE]
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from bench_common import parser as bench_parser
+from bench_common import write_json
 from memfold.config import Settings
 from memfold.embed import make_embedder
 from memfold.evaluation.embed_cache import CachingEmbedder
@@ -35,8 +36,7 @@ def cosines(embedder: CachingEmbedder, a: list[str], b: list[str]) -> np.ndarray
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("../shared/bench-data"))
+    parser = bench_parser((__doc__ or "").splitlines()[0], "tune_update_gate.json")
     parser.add_argument("--cache", type=Path, default=Path("results/cache"))
     args = parser.parse_args()
     split = check_split("dev")
@@ -67,6 +67,18 @@ def main() -> None:
         shares = [f"{100 * float(np.mean(sims >= t)):.1f} %" for t in THRESHOLDS]
         table.add_row(name, str(len(sims)), *shares)
     Console(width=140).print(table)
+    result = {
+        "split": split,
+        "thresholds": list(THRESHOLDS),
+        "groups": {
+            name: {
+                "n": len(sims),
+                "share_at_or_above": {f"{t:g}": float(np.mean(sims >= t)) for t in THRESHOLDS},
+            }
+            for name, sims in groups.items()
+        },
+    }
+    write_json(args.out, result)
 
 
 if __name__ == "__main__":
