@@ -140,3 +140,29 @@ def test_a_word_named_only_for_starting_a_sentence_is_no_new_person() -> None:
 )
 def test_a_relation_told_by_its_verb_keeps_who_holds_it(newer: str) -> None:
     assert same_fact("Sofia's manager is Daniel Okafor.", newer, "newer")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "flip"),
+    [
+        # One text denies, by another verb, what the other holds of the same thing.
+        ("Kofi loves eating very spicy food.", "Kofi can't stand spicy food at all.", True),
+        ("Lea enjoys black coffee.", "Lea never drinks black coffee.", True),
+        # A negated antonym agrees; a denial of a thing only one names adds a detail.
+        ("Ama hates crowded trains.", "Ama does not like crowded trains.", False),
+        ("Ana likes coffee.", "Ana likes coffee but not tea.", False),
+    ],
+)
+def test_a_verb_denied_of_a_thing_the_other_text_holds_is_a_flip(
+    older: str, newer: str, flip: bool
+) -> None:
+    found = [d for d in fold_conflicts(older, newer) if d.kind == "polarity"]
+    assert bool(found) is flip, found
+
+
+def test_the_noun_after_a_contrasting_not_is_the_one_denied() -> None:
+    # The parse hangs "not" on "Salzburg"; the contrast denies Vienna.
+    older = "Anika's wedding took place in Vienna."
+    newer = "Anika's wedding was held in Salzburg, not Vienna."
+    found = fold_conflicts(older, newer)
+    assert any(d.kind == "polarity" and "vienna" in d.detail for d in found), found

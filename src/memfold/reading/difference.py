@@ -99,6 +99,7 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
         if stem(word) in a.every_stem and stem(word) in b.every_stem
     ]
     out += _demoted(a, b) + _demoted(b, a) + _prefixed(a, b) + _prefixed(b, a)
+    out += _denied_over(a, b) + _denied_over(b, a)
     pairs, every = _antonym_stems()
     present = a.unnamed_stems & every
     for x, y, sx, sy in pairs if present else ():
@@ -114,6 +115,41 @@ def _polarity(a: Facts, b: Facts) -> list[Difference]:
             if (sp in _negated_stems(one)) == (sq in _negated_stems(two)):
                 out.append(Difference("polarity", f"'{x}' against '{y}'"))
     return out
+
+
+def _denied_over(a: Facts, b: Facts) -> list[Difference]:
+    """A verb ``b`` negates over a thing ``a`` holds under a verb it does not negate:
+    "can't stand spicy food" / "loves eating spicy food". The word check above reads only
+    a negated word both texts name; here the verbs differ and the thing is shared. A
+    negated antonym agrees ("does not like" / "hates")."""
+    said = {
+        key
+        for (verb, role), keys in a.roles.items()
+        if role == "object" and verb not in a.negated
+        for key in keys
+    }
+    pairs, _ = _antonym_stems()
+    # Each word of ``a`` as the antonym table keys it: by lemma, spelling or stem (the
+    # parse lemmatizes "hates" as "hat").
+    held = {
+        key
+        for lemma, low in zip(a.lemmas, a.lows, strict=False)
+        for key in (norm_stem(lemma), norm_stem(low), norm_stem(stem(low)))
+    }
+    found = []
+    for verb in sorted(b.negated - a.negated):
+        if stem(verb) in a.every_stem:
+            continue
+        denied = norm_stem(verb)
+        opposite = {y for *_, x, y in pairs if x == denied} | {
+            x for *_, x, y in pairs if y == denied
+        }
+        shared = sorted(b.roles.get((verb, "object"), frozenset()) & said)
+        if shared and not opposite & held:
+            found.append(
+                Difference("polarity", f"'{verb}' denied of '{shared[0]}' in one text only")
+            )
+    return found
 
 
 def _negated_stems(f: Facts) -> frozenset[str]:

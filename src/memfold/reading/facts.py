@@ -179,6 +179,8 @@ def facts_of(reading: Reading) -> Facts:
             at = word.head if word.dep in ("neg", "det", "advmod", "preconj") else i
             if words[at].low == "longer" and words[at].dep != "ROOT":
                 at = words[at].head  # "no longer eats meat"
+            elif _contrasted(words, i, at):
+                at = i + 1  # "held in Salzburg, not Vienna": Vienna is what is denied
             negated.add(norm(words[at].lemma))
             if word.low == "no" and word.dep == "det":
                 # "There is no one banging a lens": what no one does is negated too
@@ -299,6 +301,20 @@ def facts_of(reading: Reading) -> Facts:
             for w in words
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
+    )
+
+
+def _contrasted(words: tuple[Word, ...], i: int, at: int) -> bool:
+    """Is the "not" at ``i``, hung on the word ``at`` before it, the start of a contrast
+    ("in Salzburg, not Vienna", "drinks tea, not coffee"), which denies the noun after
+    it, not the one the parse hung it on?"""
+    after = i + 1
+    return (
+        at < i
+        and after < len(words)
+        and words[after].pos in ("NOUN", "PROPN")
+        and words[after].head in (at, words[at].head)
+        and words[i - 1].low in (",", ";", "but", "and")
     )
 
 
