@@ -60,3 +60,16 @@ def test_a_concatenation_longer_than_the_store_allows_is_refused() -> None:
     assert any("the store allows 200" in p for p in problems)
     assert concatenation([]) is None
     assert concatenation(["a b", " A  B ", "c"]) == "Summary: a b | c"
+
+
+def test_the_concatenation_of_texts_ending_in_numbers_passes() -> None:
+    # "14 | User's bib" is the number 14 and a new sentence, not a "14 | User" value.
+    texts = [
+        "User's locker at the climbing gym is number 14",
+        "User's bib in the city 5K was number 412",
+        "User's cycling club membership number is 2207.",
+    ]
+    sources = [Source(str(n), t) for n, t in enumerate(texts)]
+    joined = concatenation(texts)
+    assert joined is not None and check_summary(joined, sources, LIMITS) == []
+    assert check_summary(f"{concatenation(texts[:2])} | locker 15", sources[:2], LIMITS)

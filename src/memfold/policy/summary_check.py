@@ -3,7 +3,9 @@
 A summary is checked by the one result check (``result_check.check_result``) against
 every original it replaces, on a view of the texts that differs in three ways only:
 
-- the fallback's own label ("Summary: ") is not part of what is checked (it is no name);
+- the fallback's own label ("Summary: ") is not part of what is checked (it is no name),
+  and its separator (" | ") ends a sentence: "locker number 14 | User's bib" holds the
+  number 14, not a "14 | User" no original has;
 - a month written short and capitalized before a day or year ("Mar 12") reads as the month ("March
   12"), in the summary and in the originals alike: the same date, not a new one;
 - "went hiking" reads as "hiking" (a light verb of going before a gerund): "hiked at
@@ -33,6 +35,7 @@ from memfold.reading.value_words import MONTHS
 LABEL = "Summary: "
 SEPARATOR = " | "
 _LABEL = re.compile(r"^\s*summary\s*:\s*", re.IGNORECASE)
+_PARTS = re.compile(r"[.!?]?\s+\|\s+")  # a separator, and a stop just before it
 _SHORT_MONTH = re.compile(r"\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b\.?(?=\s*\d)")
 _GOING = re.compile(r"\b(?:went|go|goes|gone|going)\s+(?=[^\W\d_]{2,}ing\b)", re.IGNORECASE)
 
@@ -57,6 +60,7 @@ def _month(match: re.Match[str]) -> str:
 def checked_view(text: str) -> str:
     """The text as the summary check reads it (see the module docstring)."""
     text = _LABEL.sub("", text, count=1)
+    text = _PARTS.sub(". ", text)
     text = _SHORT_MONTH.sub(_month, text)
     return _GOING.sub("", text)
 
