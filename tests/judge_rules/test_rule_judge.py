@@ -201,7 +201,11 @@ def test_area_cues() -> None:
     assert area("Something about the Berlin trip...") is Area.FRAGMENTS
     assert area("What was the name of that restaurant?") is Area.FRAGMENTS
     assert area("coffee") is Area.FRAGMENTS
+    assert area("call dentist") is Area.FRAGMENTS
     assert area("The user prefers Rust for systems work") is None
+    # A statement about someone is no fragment, however few its content words.
+    assert area("Sam is vegan.") is None
+    assert area("User went kayaking at Lake Washington on March 15, 2024") is None
 
 
 def classify(a: str, b: str, sim: float = 0.9, *, core: bool = False) -> tuple[PairLabel, float]:

@@ -29,8 +29,10 @@ _INSTRUMENT = re.compile(
 
 
 def area_for(text: str, fragment_max_words: int) -> Area | None:
-    """The area cues point at; ``fragment_max_words`` content words or fewer is a fragment
-    ("coffee", "the Berlin thing")."""
+    """The area cues point at. A text of ``fragment_max_words`` content words or fewer
+    that says nothing of a subject is a fragment ("coffee", "the Berlin thing", "call
+    dentist"); a statement about someone is not, however short ("Sam is vegan", "User
+    went kayaking at Lake Washington on March 15")."""
     stripped = text.strip()
     if stripped.endswith(("...", "…")) or stripped.endswith("?"):
         return Area.FRAGMENTS
@@ -38,6 +40,7 @@ def area_for(text: str, fragment_max_words: int) -> Area | None:
         return Area.SOLUTIONS
     if _INSTRUMENT.search(stripped):
         return Area.INSTRUMENTS
-    if len(facts(stripped).content) <= fragment_max_words:
+    found = facts(stripped)
+    if not found.clauses and len(found.content) <= fragment_max_words:
         return Area.FRAGMENTS
     return None
