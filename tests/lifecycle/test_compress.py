@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from helpers.scripted import vec_with_cosine
+from helpers.seed_texts import MARCH_ACTIVITIES
 from helpers.store_records import rec
 from memfold import Memory
 from memfold.config import LifecycleSettings, LLMSettings, RoleSettings
@@ -27,13 +28,7 @@ from memfold.model import Category, LinkKind, MemoryRecord, Scope, Status, Tier
 from memfold.policy.clustering import cluster_fading
 from memfold.testing.fake_llm import FakeLLMServer
 
-SEED = [
-    "User went hiking at Mount Rainier on March 12, 2024",
-    "User went kayaking at Lake Washington on March 15, 2024",
-    "User ran a 5K in Fremont on March 20, 2024",
-    "User went rock climbing at Stone Gardens on March 25, 2024",
-    "User joined a cycling club on March 28, 2024",
-]
+SEED = MARCH_ACTIVITIES
 CONCATENATION = "Summary: " + " | ".join(SEED)
 PARAPHRASE = (
     "In March 2024, User was very active outdoors: hiked at Mount Rainier (Mar 12), "

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from helpers.seed_texts import MARCH_ACTIVITIES
 from memfold.config import Settings, StoreSettings
 from memfold.policy.result_check import ResultLimits, Source
 from memfold.policy.summary_check import check_summary, checked_view, concatenation
 
-SEED = [
-    "User went hiking at Mount Rainier on March 12, 2024",
-    "User went kayaking at Lake Washington on March 15, 2024",
-    "User ran a 5K in Fremont on March 20, 2024",
-    "User went rock climbing at Stone Gardens on March 25, 2024",
-    "User joined a cycling club on March 28, 2024",
-]
+SEED = MARCH_ACTIVITIES
 PARAPHRASE = (
     "In March 2024, User was very active outdoors: hiked at Mount Rainier (Mar 12), "
     "kayaked at Lake Washington (Mar 15), ran a 5K in Fremont (Mar 20), rock climbed at "

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from helpers.scripted import vec_with_cosine
+from helpers.seed_texts import MARCH_ACTIVITIES
 from memfold import Memory
 from memfold.config import Settings
 from memfold.engine import changes
@@ -18,13 +19,7 @@ from memfold.errors import InvalidInput
 from memfold.model import Category, Link, LinkKind, PairLabel, Status, Tier
 
 NOW = datetime(2024, 9, 1, tzinfo=UTC)
-SEED = [
-    "User went hiking at Mount Rainier on March 12, 2024",
-    "User went kayaking at Lake Washington on March 15, 2024",
-    "User ran a 5K in Fremont on March 20, 2024",
-    "User went rock climbing at Stone Gardens on March 25, 2024",
-    "User joined a cycling club on March 28, 2024",
-]
+SEED = MARCH_ACTIVITIES
 
 
 def _open(backend: str, request: pytest.FixtureRequest, settings: Settings) -> Memory:

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from helpers.scripted import base, vec_with_cosine
+from helpers.seed_texts import MARCH_ACTIVITIES
 from memfold import Category, Memory, Settings, Status
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.lifecycle.compress import Compression
@@ -33,13 +34,7 @@ from memfold.testing.fake_replies import Fault, last_user_message
 
 U = "u1"
 NOW = datetime(2024, 4, 1, tzinfo=UTC)  # the ticks' time (a later one: a year on)
-SEED = [
-    "User went hiking at Mount Rainier on March 12, 2024",
-    "User went kayaking at Lake Washington on March 15, 2024",
-    "User ran a 5K in Fremont on March 20, 2024",
-    "User went rock climbing at Stone Gardens on March 25, 2024",
-    "User joined a cycling club on March 28, 2024",
-]
+SEED = MARCH_ACTIVITIES
 DAYS = [12, 15, 20, 25, 28]  # each memory written on its day of March 2024
 RETENTION = [0.18, 0.15, 0.12, 0.14, 0.11]  # the seed's "before consolidation"
 AFTER = (
