@@ -19,10 +19,10 @@ from memfold.reading.cues import (
     cue_spans,
     plan_or_wish,
 )
-from memfold.reading.difference import said_by_antonym
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import norm, norm_stem, stem, table_stems
 from memfold.reading.moved_value import is_goal, moved_value
+from memfold.reading.polarity import said_by_antonym
 
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
 _AMOUNTS = ("number", "money", "percent")
