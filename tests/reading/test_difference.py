@@ -88,6 +88,7 @@ def test_additions_count_what_the_newer_text_says_more() -> None:
     [
         ("The NYC office is on Park Avenue.", "The New York City office is on Park Avenue."),
         ("The prod k8s cluster runs 1.28.", "The prod Kubernetes cluster runs 1.28."),
+        ("Noa's sister lives in the U.K.", "Noa's sister lives in the United Kingdom."),
     ],
 )
 def test_an_abbreviation_names_the_same_thing(a: str, b: str) -> None:

@@ -191,13 +191,65 @@ def test_how_a_newer_text_stands_to_an_older(older: str, newer: str, relation: R
     assert relate(older, newer, STRICT).relation is relation
 
 
-def test_the_strict_reading_supersedes_only_a_new_value_or_a_retraction() -> None:
+def test_the_strict_reading_supersedes_on_the_guards_evidence() -> None:
+    # The offline judge proposes a supersede wherever the guards would accept one: a cue
+    # about the older's statement, not only a value told anew in the same words.
     older, newer = (
         "Ifeoma works at Microsoft as a program manager.",
         ("Ifeoma left Microsoft and joined Atlassian as a product manager."),
     )
     assert relate(older, newer, LOOSE).relation is Relation.CHANGED
-    assert relate(older, newer, STRICT).relation is Relation.OTHER
+    assert relate(older, newer, STRICT).relation is Relation.CHANGED
+    # A name told in place of another under a cue; a number of the same thing.
+    boss = "The user's manager is Greg Holloway."
+    assert relate(boss, "The user now reports to Patricia Nwosu.", STRICT).relation is (
+        Relation.CHANGED
+    )
+    cat = "The user has one cat named Pepper."
+    adopted = "The user now has two cats after adopting a kitten named Salt."
+    assert relate(cat, adopted, STRICT).relation is Relation.CHANGED
+    # Where the guards find no evidence, neither reading supersedes.
+    plain = "Ifeoma works at Atlassian as a product manager."
+    assert relate(older, plain, STRICT).relation is not Relation.CHANGED
+
+
+def test_the_strict_reading_leaves_a_cue_beside_details_told_apart() -> None:
+    # The guards accept it ("now" about the same statement); the offline judge, which
+    # sees nothing of the older's replaced (a price dropped, resellers added), leaves it.
+    older = "Solomon 5.5 is available in the United States and Canada for about $12,700."
+    newer = "Solomon 5.5 is now available in the U.S. and Canada through resellers."
+    assert supersede_evidence(older, newer, 0.5).found
+    assert relate(older, newer, LOOSE).relation is Relation.CHANGED
+    assert relate(older, newer, STRICT).relation is not Relation.CHANGED
+
+
+def test_a_cue_in_a_clause_about_another_subject_is_no_evidence() -> None:
+    older = "The state's congressional delegation is made up of 17 Democrats and 15 Republicans."
+    newer = (
+        "Although Republicans now hold every statewide office, the state's congressional "
+        "delegation comprises 17 Democrats and 15 Republicans."
+    )
+    evidence = supersede_evidence(older, newer, 0.5)
+    assert not evidence.found and "another subject" in evidence.reason
+    # The clause that names the older's subject, or a pronoun for it, still speaks of it.
+    moved = "Nasrin lives in Tehran with her parents."
+    assert supersede_evidence(moved, "She left Tehran and now lives in Toronto.", 0.5).found
+    manager = "The user's manager is Greg Holloway."
+    assert supersede_evidence(manager, "Patricia Nwosu is now the user's manager.", 0.5).found
+
+
+def test_an_adjective_cue_replaces_only_a_known_thing() -> None:
+    # "the new X" / "her new X" is the X the older names, told anew; "a new X" is another.
+    assert change_cues(facts("Her new address is 5 Elm Street.")) == {"new"}
+    assert change_cues(facts("The new deadline is May 3.")) == {"new"}
+    assert change_cues(facts("Ana bought a new bike in Lisbon.")) == set()
+
+
+def test_the_start_of_the_state_the_older_states_is_no_change() -> None:
+    works = "Ana works at Stripe."
+    assert not supersede_evidence(works, "Ana started working at Stripe in May.", 0.5).found
+    # Starting something else is.
+    assert supersede_evidence("Ravi drives to work.", "Ravi started cycling to work.", 0.5).found
 
 
 def test_a_period_word_is_the_period_it_names() -> None:

@@ -31,7 +31,7 @@ from memfold.model import (
 from memfold.reading.facts import Facts, facts
 from memfold.reading.parser import read_ahead
 from memfold.reading.relation import Limits, PairReading, Relation, relate, same_words
-from memfold.reading.supersede import subject_words
+from memfold.reading.supersede import subjects_and_owners
 
 JUDGE_NAME = "rules"
 
@@ -127,7 +127,9 @@ class RuleJudge:
         floors = [settings.delete_threshold]
         if reading.value_only:
             floors.append(settings.value_update_min_similarity)
-        if candidate.via == "update":
+        if candidate.via == "update" and reading.slot_value:
+            # Found below the discovery cosine by a keyword: only a new value or a
+            # retraction there, not a verb told another way ("fell" / "gave up").
             floors.append(settings.update_channel_min_similarity)
         if candidate.similarity < min(floors):
             return _keep(candidate.memory, f"{why}; a change, not similar enough to supersede")
@@ -195,14 +197,8 @@ def _named_by_another(new: Facts, candidate: Facts, others: list[Facts]) -> bool
     Berlin" for "Sam moved to Berlin": another subject)."""
     if new.names & candidate.names:
         return False
-    subjects = _subjects(new)
-    return any(new.names & o.names for o in others if _subjects(o) & subjects)
-
-
-def _subjects(f: Facts) -> set[str]:
-    """Who the clauses are about: their subjects, and whose they are ("the user's bank")."""
-    words = subject_words(f)
-    return words | {owner for word in words for owner in f.owners.get(word, ())}
+    subjects = subjects_and_owners(new)
+    return any(new.names & o.names for o in others if subjects_and_owners(o) & subjects)
 
 
 def _texts(candidates: Sequence[Candidate]) -> list[str]:

@@ -22,6 +22,7 @@ _VALUE_OBJECTS = frozenset(("dobj", "npadvmod", "attr"))
 _VALUE_PREPOSITIONS = frozenset(("to", "from", "by", "through", "until", "till"))
 _AUXILIARIES = frozenset(("aux", "auxpass"))
 _COMPLEMENTS = frozenset(("acomp", "attr", "oprd", "dobj"))
+_DEFINITE = frozenset(("the", "this", "that", "these", "those"))
 
 
 def change_cues(f: Facts, plans: bool = False) -> set[str]:
@@ -152,7 +153,22 @@ def _cue_at(f: Facts, i: int, n: int, plans: bool) -> bool:
         return False  # "sick leave", "lower than ten per cent"
     if f.poses[i] == "VERB" and f.deps[i] in ("acl", "amod"):
         return False  # "the moved files"
+    if n == 1 and f.deps[i] == "amod" and not _definite(f, f.heads[i]):
+        # An adjective tells a replacement only of a thing already known ("the new
+        # deadline", "her new address"); "a new contest" is another one.
+        return False
     return plans or not _unasserted(f, _verb_of(f, i))
+
+
+def _definite(f: Facts, noun: int) -> bool:
+    """The noun at ``noun`` names a known thing: a definite article, a demonstrative or
+    an owner ("the", "this", "her", "Ana's")."""
+    return any(
+        f.heads[j] == noun
+        and j != noun
+        and (f.deps[j] == "poss" or (f.deps[j] == "det" and f.lows[j] in _DEFINITE))
+        for j in range(len(f.heads))
+    )
 
 
 def plan_or_wish(f: Facts) -> bool:

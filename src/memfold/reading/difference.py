@@ -240,11 +240,11 @@ def uncovered(a: Facts, b: Facts) -> list[Difference]:
 
 
 def abbreviates(x: str, y: str) -> bool:
-    """One name is the other's initials or numeronym: "NYC" / "New York City", "HR" /
-    "Human Resources", "k8s" / "Kubernetes" (either way round)."""
+    """One name is the other's initials (with dots or without) or numeronym: "NYC" / "New
+    York City", "U.S." / "United States", "k8s" / "Kubernetes" (either way round)."""
     for short, long in ((x, y), (y, x)):
         words = long.split()
-        token = short.split()[0] if short.split() else ""
+        token = short.split()[0].replace(".", "") if short.split() else ""
         if len(words) > 1 and token == "".join(w[0] for w in words):
             return True
         numeronym = len(long) > 3 and token == f"{long[0]}{len(long) - 2}{long[-1]}"

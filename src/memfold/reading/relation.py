@@ -10,11 +10,14 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from memfold.reading.difference import supersede_conflicts
-from memfold.reading.restatement import new_value_only, restatement_differences
+from memfold.reading.difference import supersede_conflicts, uncovered
+from memfold.reading.facts import facts
+from memfold.reading.keys import stem
+from memfold.reading.restatement import new_value_only, restatement_differences, substitutions
 from memfold.reading.supersede import supersede_evidence
 
 _WORDS = re.compile(r"\w+")
+_EMPTY = frozenset(("be", "have"))  # verbs that say nothing of their own
 
 
 class Relation(Enum):
@@ -47,6 +50,9 @@ class PairReading:
     value_only: bool = False
     # The same words, whatever the case, spacing and punctuation.
     exact: bool = False
+    # A new value told in the older's words, or a retraction (not a word, a name or a
+    # verb told in place of the older's): the update channel's low floor applies.
+    slot_value: bool = False
 
 
 def same_words(a: str, b: str) -> bool:
@@ -56,6 +62,23 @@ def same_words(a: str, b: str) -> bool:
 
 def _asks(text: str) -> bool:
     return text.rstrip().rstrip("\"')»”’ ").endswith("?")
+
+
+def _replaces(older: str, newer: str, swap_max: int) -> bool:
+    """``newer`` tells something in place of what ``older`` says: a word in the same place
+    (``restatement.substitutions``), or a verb of the older's clauses it does not use."""
+    if substitutions(older, newer, swap_max) or _value_replaced(older, newer):
+        return True
+    a, b = facts(older), facts(newer)
+    return any(stem(verb) not in b.every_stem for verb, _ in a.clauses if verb not in _EMPTY)
+
+
+def _value_replaced(older: str, newer: str) -> bool:
+    """A value or a name of one kind told in place of another ("Greg Holloway" / "Patricia
+    Nwosu", "one cat" / "two cats")."""
+    a, b = facts(older), facts(newer)
+    lost = {d.kind for d in uncovered(a, b) if d.kind != "word"}
+    return bool(lost & {d.kind for d in uncovered(b, a)})
 
 
 def relate(older: str, newer: str, limits: Limits) -> PairReading:
@@ -84,12 +107,14 @@ def relate(older: str, newer: str, limits: Limits) -> PairReading:
     value_only = evidence.found and (
         evidence.value or new_value_only(older, newer, limits.swap_max)
     )
-    # The strict reading supersedes only a new value (told in the same words: "set to 8"
-    # / "raised to 16", "lives in Lyon" / "moved to Berlin"; or one value of the older's
-    # told anew under the cue) or a retraction.
+    # The strict reading supersedes where the change replaces something the older says:
+    # a value, a word in the same place, the older's own verb ("drives to work" /
+    # "started cycling"), or a retraction; a cue beside details told apart is left.
     strict = limits.max_reworded is not None
-    if evidence.found and (not strict or value_only or evidence.retraction):
-        return PairReading(Relation.CHANGED, evidence.reason, value_only)
+    replaced = value_only or evidence.retraction or _replaces(older, newer, limits.swap_max)
+    if evidence.found and (not strict or replaced):
+        slot_value = value_only or evidence.retraction
+        return PairReading(Relation.CHANGED, evidence.reason, value_only, slot_value=slot_value)
     if evidence.contradiction:
         return PairReading(Relation.CONTRADICTS, f"{forward[0]}: {evidence.reason}")
     return PairReading(Relation.OTHER, str(forward[0]))

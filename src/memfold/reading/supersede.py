@@ -54,7 +54,11 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     # emails" / "asked for weekly ones instead"), never a fact that still holds.
     plans = plan_or_wish(a)
     theirs = change_cues(a, plans)
-    spans = [(i, n, c) for i, n, c in cue_spans(b, plans) if c not in theirs and not _said_in(a, c)]
+    spans = [
+        (i, n, c)
+        for i, n, c in cue_spans(b, plans)
+        if c not in theirs and not _said_in(a, c) and _tells_change(a, b, i)
+    ]
     cues = sorted({c for _, _, c in spans})
     # What a cue says changed is in its own clause: the older's words there, not in a
     # clause further down ("started using Jobscan to compare ... job descriptions").
@@ -71,6 +75,10 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
             return Evidence(False, "a negation with no sign of change: a contradiction", True)
         return Evidence(False, "no change cue and no later date in the newer memory")
     shown = f"change cue {', '.join(repr(c) for c in cues)}" if cues else later
+    if scope is not None and not later and not _speaks_of(a, b, scope):
+        # "Although Republicans now hold every office, the delegation comprises ...":
+        # the cue's clause says nothing of what the older is about.
+        return Evidence(False, f"{shown}, in a clause about another subject")
     if scope is not None:
         # A retraction negates what the cue's own clause says of its subject.
         said = cue_predicates(b, at)
@@ -95,6 +103,46 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     if overlap < min_overlap:
         return Evidence(False, f"{shown} about something else (overlap {overlap:.2f})")
     return Evidence(True, f"{shown} about the same statement (overlap {overlap:.2f})")
+
+
+_SUBJECTS = frozenset(("nsubj", "nsubjpass"))
+
+
+def _tells_change(a: Facts, b: Facts, i: int) -> bool:
+    """The cue at word ``i`` of ``b`` says that what ``a`` states changed: not an
+    adjective on a thing whose values both texts tell alike ("the new application
+    features ... are included" / "application features are included": a value or a name
+    must differ, as in "the new deadline is May 3"), nor the start of the very state
+    ``a`` states ("Ana started working at Stripe" / "Ana works at Stripe":
+    ``data/inceptive_cues.txt``)."""
+    if b.deps[i] == "amod":
+        ours = {v.show() for v in a.values} | a.names
+        theirs = {v.show() for v in b.values} | b.names
+        return bool(ours - theirs and theirs - ours)
+    if b.lemmas[i] in tables.word_set("inceptive_cues"):
+        begun = {b.lemmas[j] for j, h in enumerate(b.heads) if h == i and b.deps[j] == "xcomp"}
+        stated = {norm(lemma) for lemma in a.lemmas} - a.negated
+        return not begun & stated
+    return True
+
+
+def _speaks_of(a: Facts, b: Facts, scope: frozenset[int]) -> bool:
+    """The clause of ``b``'s cue (the words ``scope``) is about what ``a`` is about: it
+    names a word of ``a``'s subjects or their owners, or its subject is a pronoun or
+    none ("moved to Berlin"), or the parse found no subject in ``a``."""
+    subjects = [j for j in scope if b.deps[j] in _SUBJECTS]
+    ours = {stem(w) for w in subjects_and_owners(a)}
+    if not (subjects and ours) or any(b.tags[j] == "PRP" for j in subjects):
+        return True
+    theirs = {s for j in scope for s in (stem(_lemma(b, j)), norm_stem(b.lows[j]))}
+    return bool(ours & theirs)
+
+
+def subjects_and_owners(f: Facts) -> set[str]:
+    """Who the clauses are about: their subjects, and whose they are ("the user's
+    bank")."""
+    words = subject_words(f)
+    return words | {owner for word in words for owner in f.owners.get(word, ())}
 
 
 def _apart(a: Facts, b: Facts) -> str:
