@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memfold.reading.difference import additions, fold_conflicts, same_fact, supersede_conflicts
+from memfold.reading.restatement import substitutions
 
 
 @pytest.mark.parametrize(
@@ -167,3 +168,25 @@ def test_the_noun_after_a_contrasting_not_is_the_one_denied() -> None:
     newer = "Anika's wedding was held in Salzburg, not Vienna."
     found = fold_conflicts(older, newer)
     assert any(d.kind == "polarity" and "vienna" in d.detail for d in found), found
+
+
+def test_an_apposition_names_the_same_one_whichever_word_leads() -> None:
+    # "Priya's daughter Meera" and "Meera, Priya's daughter": one person, one fact.
+    older = "Priya's daughter Meera plays the violin."
+    assert same_fact(older, "Meera, Priya's daughter, plays the violin.") == []
+    # Relatives told the other way round are still two facts.
+    kinds = {
+        d.kind
+        for d in same_fact(
+            "Lucia's husband Marco teaches chemistry.", "Marco's wife Lucia teaches chemistry."
+        )
+    }
+    assert "role" in kinds and "owner" in kinds
+    # Two names that do something to each other keep their order.
+    assert "role" in {d.kind for d in same_fact("Sofia mentors Daniel.", "Daniel mentors Sofia.")}
+
+
+def test_a_verb_after_a_preposition_stands_where_a_thing_stands() -> None:
+    older = "The team's quarterly budget for training is 5,000 euros."
+    newer = "The team's quarterly budget for hiring contractors is 5,000 euros."
+    assert [d.kind for d in substitutions(older, newer, 2)] == ["word"]

@@ -15,8 +15,10 @@ from memfold.reading.keys import (
     THIRD_PRONOUNS,
     WHICH,
     Keys,
+    appositions,
     chain_start,
     contrasts,
+    describes,
     name_chains,
     names_a_kind,
     norm,
@@ -210,9 +212,11 @@ def facts_of(reading: Reading) -> Facts:
         role = _role(word, words)
         if role:
             at = head.head if head.dep == "agent" else word.head
-            roles[(norm(words[at].lemma), role)].add(key.of(i))
+            # An apposition names the same one: "Zain, Ayesha's son" / "Ayesha's son Zain".
+            told = {key.of(j) for j in (i, *appositions(words, i))}
+            roles[(norm(words[at].lemma), role)].update(told)
             if role == "subject":
-                subjects[at].add(key.of(i))
+                subjects[at].update(told)
                 if word.low in THIRD_PRONOUNS:
                     guessed.add(norm(words[at].lemma))
     content: set[str] = set()
@@ -246,7 +250,11 @@ def facts_of(reading: Reading) -> Facts:
     order = tuple(
         sorted(
             [(words[v.index].sent, v.index, "#" + v.show()) for v in found]
-            + [(words[i].sent, i, name) for i, name in chains.items() if chain_start(chains, i)]
+            + [
+                (words[i].sent, i, name)
+                for i, name in chains.items()
+                if chain_start(chains, i) and not describes(words, chains, i)
+            ]
         )
     )
     modifiers_of: dict[int, set[str]] = defaultdict(set)
@@ -362,7 +370,10 @@ def _ends(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:
 def _slot(words: tuple[Word, ...], i: int) -> tuple[str, str, str]:
     """Where word ``i`` stands: its head's stem and its relation to it ("to" for the
     object of "allergic to"), a conjunct standing where its first conjunct stands."""
-    pos = "N" if words[i].pos in (*_NOUNS, "ADJ") else words[i].pos
+    # A verb after a preposition names an activity where a noun stands ("a budget for
+    # eating out" / "a budget for groceries").
+    named = words[i].pos in (*_NOUNS, "ADJ") or words[i].dep == "pcomp"
+    pos = "N" if named else words[i].pos
     seen = {i}
     while words[i].dep == "conj" and words[i].head not in seen:
         i = words[i].head

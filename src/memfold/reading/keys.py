@@ -105,6 +105,27 @@ def chain_start(chains: dict[int, str], i: int) -> bool:
     return chains.get(i - 1) != chains[i]
 
 
+_DESCRIBING = frozenset(("poss", "appos"))
+
+
+def describes(words: tuple[Word, ...], chains: dict[int, str], start: int) -> bool:
+    """The name starting at word ``start`` only tells whose or which a thing is
+    ("Ayesha's son", "Zain, Ayesha's son"), not who does what to whom: its order among
+    the names says nothing. (A name read as a compound is not: the parse reads "Sofia
+    mentors Daniel" as one noun phrase.)"""
+    end = start
+    while chains.get(end + 1) == chains[start]:
+        end += 1
+    span = range(start, end + 1)
+    outside = [j for j in span if words[j].head not in span or words[j].head == j]
+    return all(words[j].dep in _DESCRIBING for j in outside)
+
+
+def appositions(words: tuple[Word, ...], i: int) -> list[int]:
+    """The words standing in apposition to word ``i`` ("Zain, Ayesha's son": "son")."""
+    return [j for j, w in enumerate(words) if w.head == i and w.dep == "appos" and j != i]
+
+
 class Keys:
     """What an argument is called when facts are compared: a whole name, a value as one
     key, "user" for the user's own pronouns, the text's named person for "he"/"her",
