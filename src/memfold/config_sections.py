@@ -345,6 +345,11 @@ class ConsolidationSettings(Section):
     update_channel_max: int = Field(3, ge=0)
     update_channel_fetched: int = Field(20, ge=1)
     update_channel_min_similarity: float = Field(0.35, ge=0.0, le=1.0)
+    # The offline rule judge supersedes an update-channel candidate by a change told in
+    # other words (not a new value in the older's words, nor a retraction: "works at
+    # Microsoft" / "left Microsoft and joined Atlassian") from this cosine up, above the
+    # 0.54 that the dev scenarios' distractors (the same person's other facts) reach.
+    rules_reworded_change_min_similarity: float = Field(0.55, ge=0.0, le=1.0)
     # UPDATE rewrites a memory in place: its own cosine gate (see docs/benchmarks.md).
     update_threshold: float = Field(0.85, ge=0.0, le=1.0)
     # A change cue ("now", "moved to") retires an older memory only when it is about the

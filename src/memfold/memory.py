@@ -12,6 +12,7 @@ import numpy as np
 
 from memfold.config import Settings, default_store_path
 from memfold.embed import Embedder, make_embedder
+from memfold.embed.calibration import scale_for
 from memfold.embed.lazy import LazyEmbedder
 from memfold.engine import edits, erase, scopes
 from memfold.engine.access import AccessBuffer
@@ -125,7 +126,8 @@ class Memory(LinkMethods, MaintenanceMethods):
             embedder=embedder,
             settings=self.settings,
         )
-        self.judge: Judge = judge or make_judge(self.settings, usage_sink=self.store)
+        scale = scale_for(embedder.model_id)
+        self.judge: Judge = judge or make_judge(self.settings, usage_sink=self.store, scale=scale)
         self._worker: BackgroundWorker | None = None
         # Seed 004's tick every lifecycle.tick_every_adds saves, where no worker counts
         # them: sync adds and the saves flush() decides (the background worker and

@@ -16,6 +16,7 @@ from rich.progress import (
 )
 
 from memfold.config import Settings
+from memfold.embed.calibration import IDENTITY, SimilarityScale, scale_for
 from memfold.evaluation.embed_cache import CachingEmbedder
 from memfold.evaluation.scripted_judge import SCRIPTED
 from memfold.evaluation.splits import Split
@@ -37,7 +38,13 @@ def make_progress(console: Console | None = None) -> Progress:
     )
 
 
-def make_eval_judge(kind: str, settings: Settings, *, usage_sink: UsageSink | None = None) -> Judge:
+def make_eval_judge(
+    kind: str,
+    settings: Settings,
+    *,
+    usage_sink: UsageSink | None = None,
+    scale: SimilarityScale = IDENTITY,
+) -> Judge:
     """``rules``: the offline RuleJudge. ``llm``: the LLM judge on the settings' endpoint.
 
     ``default``: what ``Memory`` builds with that endpoint: the rules settle what they
@@ -46,7 +53,7 @@ def make_eval_judge(kind: str, settings: Settings, *, usage_sink: UsageSink | No
     from memfold.judge.rules import RuleJudge
 
     if kind == "rules":
-        return RuleJudge(settings.consolidation)
+        return RuleJudge(settings.consolidation, scale)
     if kind in ("llm", "default") and not settings.llm.configured:
         raise ValueError(
             f"--judge {kind} needs an endpoint: set MEMFOLD_LLM_BASE_URL and MEMFOLD_LLM_MODEL"
@@ -54,7 +61,7 @@ def make_eval_judge(kind: str, settings: Settings, *, usage_sink: UsageSink | No
     if kind == "default":
         from memfold.judge.select import make_judge
 
-        return make_judge(settings, usage_sink=usage_sink)
+        return make_judge(settings, usage_sink=usage_sink, scale=scale)
     if kind == "llm":
         from memfold.judge.llm import LLMJudge
 
@@ -96,7 +103,8 @@ class EvalEnv:
         path = self.workdir / f"{self._opened:03d}-{name}.db"
         chosen = settings or self.settings
         kind = judge_kind or self.judge_kind
-        rules = make_eval_judge("rules", chosen)
+        scale = scale_for(self.embedder.model_id)
+        rules = make_eval_judge("rules", chosen, scale=scale)
         mem = Memory(
             path,
             settings=chosen,
@@ -105,7 +113,7 @@ class EvalEnv:
             consolidate=consolidate,
         )
         if kind != "rules":
-            mem.judge = make_eval_judge(kind, chosen, usage_sink=mem.store)
+            mem.judge = make_eval_judge(kind, chosen, usage_sink=mem.store, scale=scale)
         return mem
 
     def task(self, description: str, total: int | None) -> TaskID:

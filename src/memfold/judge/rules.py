@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 
 from memfold.config import ConsolidationSettings
+from memfold.embed.calibration import IDENTITY, SimilarityScale
 from memfold.judge.base import PairInput, PairVerdict, SaveItem, TextResult
 from memfold.judge.rules_area import area_for
 from memfold.model import (
@@ -61,9 +62,14 @@ def limits_from_settings(settings: ConsolidationSettings) -> Limits:
 class RuleJudge:
     """Implements ``memfold.judge.base.Judge`` on the readings of the texts."""
 
-    def __init__(self, settings: ConsolidationSettings | None = None) -> None:
+    def __init__(
+        self, settings: ConsolidationSettings | None = None, scale: SimilarityScale = IDENTITY
+    ) -> None:
         self._settings = settings or ConsolidationSettings()
         self._limits = limits_from_settings(self._settings)
+        # The embedder's calibrated similarity, on which the guards read the delete
+        # threshold: the judge proposes on the same scale (``memfold.embed.calibration``).
+        self._scale = scale if self._settings.calibrate_similarity else IDENTITY
 
     @property
     def name(self) -> str:
@@ -124,13 +130,16 @@ class RuleJudge:
         delete threshold up (lower for a new value in the same words, or an update-channel
         candidate), as the guards will check."""
         settings = self._settings
-        floors = [settings.delete_threshold]
+        floors = [self._scale.to_raw(settings.delete_threshold)]
         if reading.value_only:
             floors.append(settings.value_update_min_similarity)
-        if candidate.via == "update" and reading.slot_value:
-            # Found below the discovery cosine by a keyword: only a new value or a
-            # retraction there, not a verb told another way ("fell" / "gave up").
-            floors.append(settings.update_channel_min_similarity)
+        if candidate.via == "update":
+            # Found below the discovery cosine by a keyword: a change told in other
+            # words needs more than a new value or a retraction does.
+            floor = settings.update_channel_min_similarity
+            if not reading.slot_value:
+                floor = max(floor, settings.rules_reworded_change_min_similarity)
+            floors.append(floor)
         if candidate.similarity < min(floors):
             return _keep(candidate.memory, f"{why}; a change, not similar enough to supersede")
         reason = f"newer memory supersedes the older one: {why}"

@@ -5,17 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from memfold.config import Settings
+from memfold.embed.calibration import IDENTITY, SimilarityScale
 from memfold.judge.base import Judge
 from memfold.judge.rules import RuleJudge
 
 
-def make_judge(settings: Settings, *, usage_sink: Any = None) -> Judge:
-    """The offline RuleJudge unless an LLM endpoint is configured.
+def make_judge(
+    settings: Settings, *, usage_sink: Any = None, scale: SimilarityScale = IDENTITY
+) -> Judge:
+    """The offline RuleJudge unless an LLM endpoint is configured. ``scale``: the
+    embedder's calibrated similarity (``memfold.embed.calibration.scale_for``).
 
     A configured but incomplete endpoint (no model) raises ConfigError here, at
     configuration time, not at the first call.
     """
-    rules = RuleJudge(settings.consolidation)
+    rules = RuleJudge(settings.consolidation, scale)
     if not settings.llm.configured:
         return rules
     from memfold.judge.fallback import FallbackJudge
