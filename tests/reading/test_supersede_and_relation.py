@@ -413,3 +413,22 @@ def test_am_or_pm_is_part_of_the_time_not_a_thing_both_times_are_of() -> None:
     older = "Dinner with Ana is at 7 pm on Friday."
     newer = "Dinner with Ana was pushed back to 8 pm."
     assert moved_value(older, newer) == "'19:00' -> '20:00'"
+
+
+def test_a_new_name_where_the_older_had_one_is_a_change_told_anew() -> None:
+    # "lives in Porto" / "left Porto and now lives in Lyon": the place after "lives in"
+    # is told anew, though the older's name is still said.
+    older = "Joana lives in Porto with her sister."
+    newer = "Joana left Porto and now lives in Lyon."
+    assert relate(older, newer, STRICT).relation is Relation.CHANGED
+    # A new name in another place is a detail beside the older's, not a change.
+    shop = "Solomon 5.5 is sold in Canada for about $12,700."
+    resold = "Solomon 5.5 is now sold in Canada through Ingram."
+    assert relate(shop, resold, STRICT).relation is not Relation.CHANGED
+
+
+def test_a_light_verbs_argument_told_in_place_of_another_is_a_swap() -> None:
+    # "takes" says nothing of its own, but what it takes with or on is the fact.
+    older = "Daniyar takes his vitamins with breakfast."
+    newer = "Daniyar takes his vitamins on an empty stomach."
+    assert restatement_differences(older, newer, 2, 2)

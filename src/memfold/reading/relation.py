@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from memfold.reading.difference import supersede_conflicts, uncovered
-from memfold.reading.facts import facts
+from memfold.reading.difference import abbreviates, supersede_conflicts, uncovered
+from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem
 from memfold.reading.restatement import new_value_only, restatement_differences, substitutions
 from memfold.reading.supersede import supersede_evidence
@@ -70,7 +70,26 @@ def _replaces(older: str, newer: str, swap_max: int) -> bool:
     if substitutions(older, newer, swap_max) or _value_replaced(older, newer):
         return True
     a, b = facts(older), facts(newer)
+    if _name_slots(a) & _name_slots(b, a.names):
+        return True
     return any(stem(verb) not in b.every_stem for verb, _ in a.clauses if verb not in _EMPTY)
+
+
+def _name_slots(f: Facts, besides: frozenset[str] = frozenset()) -> set[tuple[str, str]]:
+    """Where ``f``'s names (other than ``besides``) stand after a preposition: its verb's
+    lemma and the preposition ("lives in Tehran": ("live", "in")). The newer's new name
+    where the older has one tells the older's place anew ("lives in Tehran" / "left
+    Tehran and now lives in Toronto")."""
+    out = set()
+    for name in f.names - besides:
+        if any(abbreviates(name, other) for other in besides):
+            continue  # "the U.S." / "the United States"
+        last = name.split()[-1]
+        for j, low in enumerate(f.lows):
+            if low == last and f.deps[j] == "pobj":
+                prep = f.heads[j]
+                out.add((f.lemmas[f.heads[prep]], f.lows[prep]))
+    return out
 
 
 def _value_replaced(older: str, newer: str) -> bool:

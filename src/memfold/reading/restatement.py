@@ -131,7 +131,8 @@ def _argument_replaced(a: Facts, b: Facts, ours: list[str], theirs: list[str]) -
     """A thing a verb of both texts takes in ``a`` (its object, or after one of its
     prepositions) that ``b`` lacks, where ``b``'s verb takes a new word instead: "merging
     to main" / "merging to release branches" (however the parse hangs the new words)."""
-    shared = {stem(v) for v in a.verbs} & {stem(v) for v in b.verbs}
+    # Light verbs too: "takes her medication with food" / "on an empty stomach".
+    shared = _verb_stems(a) & _verb_stems(b)
     out = []
     for x in ours:
         heads = {
@@ -143,6 +144,11 @@ def _argument_replaced(a: Facts, b: Facts, ours: list[str], theirs: list[str]) -
             if heads & {head for head, how, _ in b.slots.get(stem(y), ()) if how != "mod"}:
                 out.append(Difference("word", f"'{x}' / '{y}' taken by one verb", stem(y)))
     return out
+
+
+def _verb_stems(f: Facts) -> set[str]:
+    """The stems of every verb of ``f``, light ones too, as slots name their heads."""
+    return {norm_stem(lemma) for lemma, pos in zip(f.lemmas, f.poses, strict=True) if pos == "VERB"}
 
 
 def _told_by_light_verb(a: Facts, b: Facts, lost: list[str]) -> list[Difference]:
