@@ -7,8 +7,9 @@
 Every ``memfold eval`` and ``benchmarks/*.py`` run writes a JSON result with the
 command, commit and machine that made it (memfold.evaluation.provenance).
 ``record`` keeps a result as the current one in docs/results/ and moves the one it
-replaces to docs/results/history/, named by its date. docs/results/figures.toml names
-each headline figure: the result it is read from and how it is shown. The render
+replaces to docs/results/history/, named by its date and commit.
+docs/results/figures.toml names each headline figure: the result it is read from and
+how it is shown. The render
 writes, between generated-section marks, the table of current figures at the top of
 docs/benchmarks.md (each figure with its target and source: command, date, commit,
 machine) and, on docs/benchmarks-history.md, each figure's earlier recorded values.
@@ -139,10 +140,10 @@ def current_section(figures: list[Figure]) -> str:
 def history_section(figures: list[Figure]) -> str:
     out = [BEGIN, ""]
     for figure in figures:
-        earlier = sorted(HISTORY.glob(f"*-{figure.file}"), reverse=True)
+        earlier = [_read(path) for path in HISTORY.glob(f"*-{figure.file}")]
+        earlier.sort(key=lambda result: str(result.get("started") or ""), reverse=True)
         rows = []
-        for path in earlier:
-            result = _read(path)
+        for result in earlier:
             try:
                 value = shown(figure, result)
             except (KeyError, IndexError, ValueError):
@@ -189,7 +190,9 @@ def record(paths: list[Path]) -> None:
         target = RESULTS / path.name
         if target.exists():
             old = _read(target)
-            shutil.move(target, HISTORY / f"{_date(old)}-{path.name}")
+            # Date and commit: a result replaced twice in one day keeps both earlier runs.
+            commit = re.sub(r"[^0-9A-Za-z]+", "_", str(old.get("commit") or "unknown"))
+            shutil.move(target, HISTORY / f"{_date(old)}-{commit}-{path.name}")
         target.write_text(json.dumps(_slim(result), indent=1) + "\n", encoding="utf-8")
         print(f"recorded {path} as {target.relative_to(ROOT)}")
 
