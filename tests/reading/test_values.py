@@ -8,6 +8,7 @@ from memfold.reading.difference import same_fact
 from memfold.reading.facts import facts
 from memfold.reading.parser import read
 from memfold.reading.relation import Limits, Relation, relate
+from memfold.reading.restatement import restatement_differences
 from memfold.reading.values import values
 
 
@@ -94,3 +95,21 @@ def test_a_web_address_is_a_value() -> None:
     # A new address under a change cue is the same slot told anew.
     changed = relate(older, "The billing webhook was changed to https://hooks.acme.io/v2.", STRICT)
     assert changed.relation is Relation.CHANGED and changed.value_only
+
+
+def test_a_duration_in_hours_is_told_in_minutes() -> None:
+    # "an hour" = "60 minutes", "half an hour" = "30 minutes", "1.5 hours" = "90 minutes".
+    assert [v.show() for v in facts("Femi swims for an hour on Sundays.").values] == [
+        "60 minute",
+        "sun",
+    ]
+    half = facts("Femi stretches for half an hour after work.").values
+    assert [v.show() for v in half] == ["30 minute"]
+    assert [v.show() for v in facts("The drive takes 1.5 hours.").values] == ["90 minute"]
+    # A rate is no duration: "twice an hour", "$30 an hour".
+    assert facts("The sensor reports twice an hour.").values == ()
+    assert [v.kind for v in facts("Femi charges $30 an hour.").values] == ["money"]
+    # Told in minutes, it is the same value; another number of minutes is not.
+    older = "Femi swims for an hour on Sundays."
+    assert restatement_differences(older, "On Sundays Femi swims for 60 minutes.", 2, 2) == []
+    assert restatement_differences(older, "On Sundays Femi swims for 45 minutes.", 2, 2)

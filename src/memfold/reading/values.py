@@ -50,6 +50,7 @@ _GLUED = re.compile(r"^(\d+(?:\.\d+)?)([a-z%]+)$")
 _SLASHED = re.compile(r"^(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 _STEM = snowballstemmer.stemmer("english")
+_RATES = frozenset(("once", "twice", "thrice"))  # "twice an hour": how often, not how long
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,12 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             kind = "ordinal"  # "floor twelve" names the floor "the 12th floor" does
         if words[span[-1]].low == "decade":
             anchor = "year"
+        elif words[span[-1]].low == "hour" and kind == "number":
+            anchor = "hour"  # "an hour", "half an hour"
+        if kind == "number" and anchor == "hour":
+            # One spelling of a duration: "an hour" = "60 minutes", "1.5 hours" = "90
+            # minutes".
+            key, anchor = _in_minutes(key), "minute"
         glued = _glued_unit(words[span[0]].low)
         if kind == "number" and glued:
             anchor = glued
@@ -211,10 +218,27 @@ def _numeric_date(low: str, i: int) -> tuple[str, str, list[int]] | None:
 
 
 def _decade(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
-    """ "a decade" = "ten years" (its anchor is set to years by ``values``)."""
-    if words[i].low in ("a", "one") and i + 1 < len(words) and words[i + 1].low == "decade":
+    """ "a decade" = "ten years" (its anchor is set to years by ``values``); "an hour" and
+    "half an hour" a duration (not "twice an hour", "$20 an hour": a rate)."""
+    nxt = words[i + 1].low if i + 1 < len(words) else ""
+    if words[i].low in ("a", "one") and nxt == "decade":
         return "number", "10", [i, i + 1]
+    rate = i > 0 and (words[i - 1].pos in ("NOUN", "NUM") or words[i - 1].low in _RATES)
+    if words[i].low in ("a", "an") and nxt == "hour" and not rate:
+        return "number", "1", [i, i + 1]
+    after = words[i + 2].low if i + 2 < len(words) else ""
+    if words[i].low == "half" and nxt in ("a", "an") and after == "hour":
+        return "number", "0.5", [i, i + 1, i + 2]
     return None
+
+
+def _in_minutes(hours: str) -> str:
+    """A number of hours as minutes ("1.5" -> "90"); the key as it was if not a number."""
+    try:
+        minutes = float(hours) * 60
+    except ValueError:
+        return hours
+    return str(int(minutes)) if minutes.is_integer() else str(minutes)
 
 
 def _month_near(words: tuple[Word, ...], i: int) -> int | None:
