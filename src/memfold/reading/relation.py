@@ -66,7 +66,8 @@ def _asks(text: str) -> bool:
 
 def _replaces(older: str, newer: str, swap_max: int) -> bool:
     """``newer`` tells something in place of what ``older`` says: a word in the same place
-    (``restatement.substitutions``), or a verb of the older's clauses it does not use."""
+    (``restatement.substitutions``), a value or a name of the same kind, a new name after
+    the older's verb and preposition, or a verb of the older's clauses it does not use."""
     if substitutions(older, newer, swap_max) or _value_replaced(older, newer):
         return True
     a, b = facts(older), facts(newer)

@@ -137,7 +137,7 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     if _URL.match(low):
         # An address names one thing, as a value does; a sentence end is not part of it.
         return "url", low.rstrip(".,;:!?)").rstrip("/"), [i]
-    told = told_clock(words, i) or _numeric_date(low, i) or _decade(words, i)
+    told = told_clock(words, i) or _numeric_date(low, i) or _told_duration(words, i)
     if told is not None:
         return told
     if low == "other" and i and words[i - 1].low == "every" and nxt in tables.group_of("units"):
@@ -217,7 +217,7 @@ def _numeric_date(low: str, i: int) -> tuple[str, str, list[int]] | None:
     return "date", f"{month:02d}-{day:02d}", [i]
 
 
-def _decade(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
+def _told_duration(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
     """ "a decade" = "ten years" (its anchor is set to years by ``values``); "an hour" and
     "half an hour" a duration (not "twice an hour", "$20 an hour": a rate)."""
     nxt = words[i + 1].low if i + 1 < len(words) else ""
