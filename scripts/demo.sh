@@ -9,4 +9,5 @@ if [ ! -x .venv-demo/bin/memfold ]; then
   "$PYTHON" -m venv .venv-demo
   .venv-demo/bin/python -m pip install --quiet --disable-pip-version-check .
 fi
+bash scripts/wordnet.sh || echo "demo: WordNet was not installed; synonyms come from the word tables alone" >&2
 exec .venv-demo/bin/memfold demo "$@"

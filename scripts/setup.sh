@@ -14,6 +14,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
   echo "$want" > "$stamp"
 fi
+bash scripts/wordnet.sh || echo "setup: WordNet was not installed; synonyms come from the word tables alone" >&2
 # With --browser (scripts/test.sh): Debian's chromium, which the report's screenshot test
 # drives with Playwright (Playwright's own browser download does not work here).
 if [ "${1:-}" = "--browser" ] && ! command -v chromium >/dev/null 2>&1; then

@@ -432,3 +432,13 @@ def test_a_light_verbs_argument_told_in_place_of_another_is_a_swap() -> None:
     older = "Daniyar takes his vitamins with breakfast."
     newer = "Daniyar takes his vitamins on an empty stomach."
     assert restatement_differences(older, newer, 2, 2)
+
+
+def test_a_switch_from_the_older_thing_to_another_tells_it_anew() -> None:
+    # "main" and "primary" are one word (a synonym or not): the value told anew is the
+    # thing the newer says it came from.
+    older = "The user's primary email client is Thunderbird."
+    newer = "The user switched from Thunderbird to Apple Mail as their main email client."
+    assert relate(older, newer, STRICT).relation is Relation.CHANGED
+    # Nor is it a restatement that adds a detail.
+    assert restatement_differences(older, newer, 2, 2)

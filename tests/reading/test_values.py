@@ -106,10 +106,51 @@ def test_a_duration_in_hours_is_told_in_minutes() -> None:
     half = facts("Femi stretches for half an hour after work.").values
     assert [v.show() for v in half] == ["30 minute"]
     assert [v.show() for v in facts("The drive takes 1.5 hours.").values] == ["90 minute"]
-    # A rate is no duration: "twice an hour", "$30 an hour".
-    assert facts("The sensor reports twice an hour.").values == ()
+    # A rate is no duration: "twice an hour" is how often, "$30 an hour" an amount.
+    assert [v.show() for v in facts("The sensor reports twice an hour.").values] == ["2 time"]
     assert [v.kind for v in facts("Femi charges $30 an hour.").values] == ["money"]
     # Told in minutes, it is the same value; another number of minutes is not.
     older = "Femi swims for an hour on Sundays."
     assert restatement_differences(older, "On Sundays Femi swims for 60 minutes.", 2, 2) == []
     assert restatement_differences(older, "On Sundays Femi swims for 45 minutes.", 2, 2)
+
+
+def test_a_unit_is_told_in_its_quantitys_base_unit() -> None:
+    # One scale per quantity (data/conversions.txt): seconds and hours in minutes,
+    # centimetres in metres, milligrams in grams, weeks in days.
+    cache = "The user's Redis cache keeps entries for 15 minutes."
+    assert (
+        restatement_differences(
+            cache, "The user's Redis cache keeps entries for 900 seconds.", 2, 2
+        )
+        == []
+    )
+    assert restatement_differences(
+        cache, "The user's Redis cache keeps entries for 90 seconds.", 2, 2
+    )
+    assert [v.show() for v in facts("Emeka stands 185 cm tall.").values] == ["1.85 m"]
+    assert [v.show() for v in facts("Emeka is 1.85 metres tall.").values] == ["1.85 m"]
+    assert [v.show() for v in facts("The user takes 50 mg of sertraline.").values] == ["0.05 g"]
+    assert [v.show() for v in facts("The sprint lasts two weeks.").values] == ["14 day"]
+    # Inexact factors stay apart: "5 km" is no "3.1 miles".
+    assert (
+        facts("Priya runs 5 km.").values[0].ident != facts("Priya runs 3.1 miles.").values[0].ident
+    )
+
+
+def test_how_often_a_currency_code_and_a_round_number_are_values() -> None:
+    def shown(text: str) -> list[str]:
+        return [v.show() for v in facts(text).values]
+
+    assert shown("Eero uses the sauna thrice weekly.") == shown(
+        "Eero goes to the sauna three times a week."
+    )
+    assert shown("The user checks email once a day.") == ["1 time"]
+    assert shown("Ana takes her pills twice a day.") == ["2 time"]  # no label of "pills"
+    assert shown("Ana once lived in Porto.") == []  # "once": formerly, not how often
+    assert shown("User pays EUR 1200 rent.") == ["eur 1200"] == shown("User pays €1,200 rent.")
+    assert "eur" not in facts("User pays EUR 1200 rent.").names
+    assert shown("The API allows a hundred requests a minute.")[0] == "100 request"
+    assert shown("The user lives in a two-bedroom flat.") == shown(
+        "The user lives in a 2-bed flat."
+    )

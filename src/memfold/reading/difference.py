@@ -14,8 +14,10 @@ from dataclasses import replace
 from typing import Literal
 
 from memfold.reading import tables
+from memfold.reading.acronyms import abbreviates, told_by_initials
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem
+from memfold.reading.lexicon import synonyms
 from memfold.reading.model import Difference, listed
 from memfold.reading.polarity import denied_names, polarity
 from memfold.reading.roles import new_owned, owners, role_differences, roles
@@ -36,7 +38,7 @@ def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Differenc
     found = [*polarity(a, b), *denied_names(a, b), *_certainty(a, b), *_modifiers(a, b)]
     found += _ended(a, b) + _ended(b, a) + role_differences(a, b)
     found += _directions(a, b) + _new_actors(a, b) + _new_actors(b, a)
-    found += _coverage(a, b, cover)
+    found += moved_from(a, b) + moved_from(b, a) + _coverage(a, b, cover)
     return found
 
 
@@ -182,6 +184,16 @@ def _subject_persons(f: Facts) -> set[str]:
     return {s for _, subjects in f.clauses for s in subjects if s in people}
 
 
+def moved_from(a: Facts, b: Facts) -> list[Difference]:
+    """``b`` tells ``a``'s thing as where something came from, going to another: "is
+    Thunderbird" / "switched from Thunderbird to Apple Mail"."""
+    left = sorted(p for p, e in b.ends if e == "from" and stem(p) in a.every_stem)
+    gone = sorted(p for p, e in b.ends if e == "to" and stem(p) not in a.every_stem)
+    if left and gone:
+        return [Difference("role", f"from {listed(left)} to {listed(gone)} in one text only")]
+    return []
+
+
 def _directions(a: Facts, b: Facts) -> list[Difference]:
     """One verb going two ways ("moved out of the flat" / "moved into the flat"), or one
     place gone to in one text and come from in the other ("taken to hospital" /
@@ -228,31 +240,45 @@ def uncovered(a: Facts, b: Facts) -> list[Difference]:
             continue
         if value.ident not in mine:
             out.append(replace(_value_difference(value, b.values), item=value.key))
-    for name in sorted(a.names - b.names):
+    initials = told_by_initials(a, b)
+    for name in sorted(a.names - b.names - initials):
+        if _told_apart(name, b):
+            continue  # "the Chicago Marathon" / "the marathon in Chicago"
         if stem(name) not in b.every_stem and not any(abbreviates(name, o) for o in b.names):
             others = sorted(b.names - a.names)
             shown = f"'{name}'" + (f" / {listed(others)}" if others else " in one text only")
             out.append(Difference("name", shown, name, added=not others))
-    for word in sorted(a.content):
-        if stem(word) not in b.every_stem:
+    for word in sorted(a.content - initials):
+        if not told(word, a, b):
             out.append(Difference("word", f"'{word}' has no counterpart", stem(word)))
     return out
 
 
-def abbreviates(x: str, y: str) -> bool:
-    """One name is the other's initials (with dots or without) or numeronym: "NYC" / "New
-    York City", "U.S." / "United States", "k8s" / "Kubernetes" (either way round)."""
-    for short, long in ((x, y), (y, x)):
-        words = long.split()
-        token = short.split()[0].replace(".", "") if short.split() else ""
-        if len(words) > 1 and token == "".join(w[0] for w in words):
-            return True
-        numeronym = len(long) > 3 and token == f"{long[0]}{len(long) - 2}{long[-1]}"
-        if numeronym or (
-            len(words) == 1 and token and token == long[:1] + str(len(long) - 2) + long[-1:]
-        ):
-            return True
-    return False
+def told(word: str, a: Facts, b: Facts) -> bool:
+    """Whether a content word of ``a`` (a lemma) is said in ``b``: by its stem, a table
+    synonym, or a WordNet synonym of one part of speech (``lexicon``)."""
+    if stem(word) in b.every_stem:
+        return True
+    pos = _pos_of(a, word)
+    return any(
+        synonyms(word, pos, lemma, b.poses[i])
+        for i, lemma in enumerate(b.lemmas)
+        if b.poses[i] == pos
+    )
+
+
+def _pos_of(f: Facts, lemma: str) -> str:
+    for i, other in enumerate(f.lemmas):
+        if other == lemma:
+            return f.poses[i]
+    return ""
+
+
+def _told_apart(name: str, b: Facts) -> bool:
+    """Each word of a name of several is said in the other text, apart ("the Helix API" /
+    "Helix's API", "a Honda Civic" / "a Civic made by Honda")."""
+    parts = name.split()
+    return len(parts) > 1 and all(stem(w) in b.every_stem for w in parts)
 
 
 def _verbs(a: Facts, b: Facts) -> list[Difference]:
@@ -260,7 +286,7 @@ def _verbs(a: Facts, b: Facts) -> list[Difference]:
     return [
         Difference("relation", f"'{verb}' has no counterpart")
         for verb in sorted(a.verbs)
-        if stem(verb) not in b.every_stem
+        if not told(verb, a, b)
     ]
 
 

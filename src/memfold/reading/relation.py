@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from memfold.reading.difference import abbreviates, supersede_conflicts, uncovered
+from memfold.reading.acronyms import abbreviates
+from memfold.reading.difference import moved_from, supersede_conflicts, uncovered
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem
 from memfold.reading.restatement import new_value_only, restatement_differences, substitutions
@@ -71,7 +72,7 @@ def _replaces(older: str, newer: str, swap_max: int) -> bool:
     if substitutions(older, newer, swap_max) or _value_replaced(older, newer):
         return True
     a, b = facts(older), facts(newer)
-    if _name_slots(a) & _name_slots(b, a.names):
+    if _name_slots(a) & _name_slots(b, a.names) or moved_from(a, b):
         return True
     return any(stem(verb) not in b.every_stem for verb, _ in a.clauses if verb not in _EMPTY)
 

@@ -7,7 +7,7 @@ of one fact, told in the same words). Pure."""
 from __future__ import annotations
 
 from memfold.reading import tables
-from memfold.reading.difference import WORDING, additions, same_fact, uncovered
+from memfold.reading.difference import WORDING, additions, same_fact, told, uncovered
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import norm_stem, stem, table_stems
 from memfold.reading.model import Difference, listed
@@ -99,8 +99,8 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     other rewording is the judge's to read ("uses Rust" / "prefers Rust for systems
     work")."""
     a, b = facts(older), facts(newer)
-    ours = sorted(w for w in a.content if stem(w) not in b.every_stem)
-    theirs = sorted(w for w in b.content if stem(w) not in a.every_stem)
+    ours = sorted(w for w in a.content if not told(w, a, b))
+    theirs = sorted(w for w in b.content if not told(w, b, a))
     ours += sorted(n for n in a.names - b.names if stem(n) not in b.every_stem)
     theirs += sorted(n for n in b.names - a.names if stem(n) not in a.every_stem)
     agreeing = tables.pairs("antonyms")

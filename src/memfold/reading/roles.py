@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from memfold.reading import tables
 from memfold.reading.facts import Facts
 from memfold.reading.keys import stem
+from memfold.reading.lexicon import synonyms
 from memfold.reading.model import Difference, listed
 
 _COPULAS = frozenset(("be",))
@@ -107,9 +108,19 @@ def args_meet(left: Iterable[str], right: Iterable[str]) -> bool:
     for x in left:
         for y in right:
             wx, wy = set(x.split()), set(y.split())
-            if x == y or wx <= wy or wy <= wx:
+            if x == y or wx <= wy or wy <= wx or same_noun(x, y):
                 return True
     return False
+
+
+def same_noun(x: str, y: str) -> bool:
+    """Two keys of as many words, each the other's word or its WordNet synonym: "gran" /
+    "grandmother", "boy" / "son" (``lexicon``)."""
+    xs, ys = x.split(), y.split()
+    return len(xs) == len(ys) and all(
+        p == q or synonyms(p, "NOUN", q, "NOUN") or synonyms(p, "ADJ", q, "ADJ")
+        for p, q in zip(xs, ys, strict=True)
+    )
 
 
 def new_owned(a: Facts, b: Facts) -> list[Difference]:
@@ -122,9 +133,18 @@ def new_owned(a: Facts, b: Facts) -> list[Difference]:
         for thing, owners in sorted(b.owners.items())
         if thing in relations
         and owners & known
-        and not a.owners.get(thing, frozenset()) & owners
+        and not _owned_alike(a, thing, owners)
         and not _told_by_verb(a, b, thing, owners & known)
     ]
+
+
+def _owned_alike(f: Facts, thing: str, owners: frozenset[str]) -> bool:
+    """``f`` gives one of ``owners`` the thing, or a synonym of it ("Carmen's mother" /
+    "Carmen's mom")."""
+    return any(
+        found & owners and (other == thing or same_noun(other, thing))
+        for other, found in f.owners.items()
+    )
 
 
 def _told_by_verb(f: Facts, other: Facts, relation: str, owners: frozenset[str]) -> bool:

@@ -83,5 +83,8 @@ STARTERS = frozenset(
         "midday",
         "midnight",
         "other",
+        "once",
+        "twice",
+        "thrice",
     )
 )

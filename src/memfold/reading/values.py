@@ -8,12 +8,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-
-import snowballstemmer
 
 from memfold.reading import tables
 from memfold.reading.clock import clock, told_clock
+from memfold.reading.measures import (
+    CURRENCIES,
+    GLUED,
+    MULTIPLES,
+    SUFFIXED,
+    currency_before,
+    fmt,
+    glued_unit,
+    in_base_unit,
+    measure_word,
+    unit,
+    unit_words,
+)
 from memfold.reading.model import Reading, Word
 from memfold.reading.value_words import (
     CURRENCY_SIGNS as _CURRENCY_SIGNS,
@@ -41,16 +51,14 @@ from memfold.reading.value_words import (
 )
 
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
+_PER = frozenset(("a", "an", "per", "every", "each"))
+_ROUND = frozenset(("hundred", "thousand", "million", "billion"))
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$")
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$")
 _VERSION = re.compile(r"^v?\d+(?:\.(?:\d+|x))+$|^v\d+$", re.IGNORECASE)
-_SUFFIXED = re.compile(r"^(\d+(?:\.\d+)?)([km])$")
-# A number with its unit written on ("0.13pc", "12gb"), where the tokenizer keeps them one.
-_GLUED = re.compile(r"^(\d+(?:\.\d+)?)([a-z%]+)$")
 _SLASHED = re.compile(r"^(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
-_STEM = snowballstemmer.stemmer("english")
-_RATES = frozenset(("once", "twice", "thrice"))  # "twice an hour": how often, not how long
+_RATES = frozenset(MULTIPLES)  # "twice an hour": how often, not how long
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +95,8 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             continue
         kind, key, span = found
         anchor, label = _anchor(words, span) if kind == "number" else ("", False)
+        if words[span[0]].low in MULTIPLES:
+            anchor, label = "time", False  # "thrice weekly" = "three times a week"
         if kind == "ordinal":
             anchor = _ranked(words, span[0])
         elif label:
@@ -95,14 +105,17 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             anchor = "year"
         elif words[span[-1]].low == "hour" and kind == "number":
             anchor = "hour"  # "an hour", "half an hour"
-        if kind == "number" and anchor == "hour":
-            # One spelling of a duration: "an hour" = "60 minutes", "1.5 hours" = "90
-            # minutes".
-            key, anchor = _in_minutes(key), "minute"
-        glued = _glued_unit(words[span[0]].low)
+        glued = glued_unit(words[span[0]].low)
         if kind == "number" and glued:
             anchor = glued
-        if kind == "number" and anchor in {"usd", "eur", "gbp"}:
+        if kind == "number" and currency_before(words, span[0]):
+            anchor = currency_before(words, span[0])  # "EUR 1200" = "€1,200"
+            used.add(span[0] - 1)
+        if kind == "number":
+            # One scale for a quantity: "15 minutes" = "900 seconds", "an hour" = "60
+            # minutes", "185 cm" = "1.85 m".
+            key, anchor = in_base_unit(key, anchor)
+        if kind == "number" and anchor in CURRENCIES:
             kind, key, anchor = "money", f"{anchor} {key}", ""
         elif kind == "number" and anchor == "percent":
             kind, anchor = "percent", ""
@@ -114,11 +127,11 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             out.append(Value("year", year, "", span[0], words[span[0]].sent))
         used.update(span)
         if kind in ("money", "percent"):
-            used.update(_unit_words(words, span))
+            used.update(unit_words(words, span))
         elif kind == "number" and anchor in tables.group_of("units").values():
             # a unit is part of its value ("ten years" = "a decade"); a counted thing
             # ("two daughters") is a word of its own too
-            used.update(_measure_word(words, span))
+            used.update(measure_word(words, span))
         i = span[-1] + 1
     return out, used
 
@@ -140,6 +153,9 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     told = told_clock(words, i) or _numeric_date(low, i) or _told_duration(words, i)
     if told is not None:
         return told
+    multiple = _told_multiple(words, i)
+    if multiple is not None:
+        return multiple
     if low == "other" and i and words[i - 1].low == "every" and nxt in tables.group_of("units"):
         return "number", "2", [i]  # "every other month" = "every two months"
     if low in ("noon", "midday"):
@@ -157,12 +173,12 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
         amount = _number(words, i + 1)
         if amount is not None:
             number, span = amount
-            return "money", f"{_CURRENCY_SIGNS[low]} {_fmt(number)}", [i, *span]
+            return "money", f"{_CURRENCY_SIGNS[low]} {fmt(number)}", [i, *span]
     after = words[i + 2].low if i + 2 < len(words) else ""
     if low in ("a", "one") and nxt in _FRACTIONS and after == "of":
-        return "percent", _fmt(_FRACTIONS[nxt]), [i, i + 1]
+        return "percent", fmt(_FRACTIONS[nxt]), [i, i + 1]
     if low in _FRACTIONS and nxt == "of" and word.pos != "ADJ":
-        return "percent", _fmt(_FRACTIONS[low]), [i]
+        return "percent", fmt(_FRACTIONS[low]), [i]
     if low in ("a", "an", "one") and not _counts_with_another(words, i):
         return None  # "one man" says what "a man" says
     if (
@@ -185,7 +201,7 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
         return "year", str(int(number)), span
     if nxt in _MONTHS and number <= 31 and number.is_integer():
         return _date(words, i + 1)
-    return "number", _fmt(number), span
+    return "number", fmt(number), span
 
 
 def _counts_with_another(words: tuple[Word, ...], i: int) -> bool:
@@ -232,13 +248,16 @@ def _told_duration(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]
     return None
 
 
-def _in_minutes(hours: str) -> str:
-    """A number of hours as minutes ("1.5" -> "90"); the key as it was if not a number."""
-    try:
-        minutes = float(hours) * 60
-    except ValueError:
-        return hours
-    return str(int(minutes)) if minutes.is_integer() else str(minutes)
+def _told_multiple(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
+    """How often, in one word ("twice", "thrice", "once a week"; not "once lived"), and
+    a round number told with "a" ("a hundred requests" = "100 requests")."""
+    low = words[i].low
+    nxt = words[i + 1].low if i + 1 < len(words) else ""
+    if low in MULTIPLES and (low != "once" or nxt in _PER or nxt.endswith("ly")):
+        return "number", str(MULTIPLES[low]), [i]
+    if low in ("a", "an") and nxt in _ROUND and words[i + 1].pos == "NUM":
+        return "number", fmt(_SCALE[nxt]), [i, i + 1]
+    return None
 
 
 def _month_near(words: tuple[Word, ...], i: int) -> int | None:
@@ -274,8 +293,8 @@ def _number(words: tuple[Word, ...], i: int) -> tuple[float, list[int]] | None:
     word = words[i]
     low = word.low.replace(",", "")
     value: float | None = None
-    suffixed = _SUFFIXED.match(low)
-    glued = _GLUED.match(low) if _glued_unit(low) else None
+    suffixed = SUFFIXED.match(low)
+    glued = GLUED.match(low) if glued_unit(low) else None
     if _DIGITS.match(word.low):
         value = float(low)
     elif suffixed:
@@ -335,14 +354,6 @@ def _is_year(words: tuple[Word, ...], i: int, number: float) -> bool:
     return not counted
 
 
-def _glued_unit(low: str) -> str:
-    """The unit written on a number ("0.13pc" -> "percent"), if the units table knows it."""
-    glued = _GLUED.match(low)
-    if glued is None:
-        return ""
-    return tables.group_of("units").get(glued.group(2), "")
-
-
 def _ranked(words: tuple[Word, ...], i: int) -> str:
     """The noun an ordinal ranks ("the 12th floor": floor)."""
     head = words[words[i].head]
@@ -361,41 +372,10 @@ def _anchor(words: tuple[Word, ...], span: list[int]) -> tuple[str, bool]:
         word = words[j]
         if word.low in ("%", "percent"):
             return "percent", False
+        if j == after and word.low in tables.group_of("units"):
+            return unit(word.low), False  # "500 mg", however the parse tags "mg"
         if word.pos in ("NOUN", "PROPN", "SYM") or (j == after and word.pos == "ADJ"):
             common = word.pos == "NOUN" or word.text.islower()  # "gate" read as a name
             label = j != after and common and word.low not in tables.group_of("units")
             return unit(word.lemma if word.pos != "PROPN" else word.low), label
     return "", False
-
-
-def _measure_word(words: tuple[Word, ...], span: list[int]) -> list[int]:
-    """The unit word right after a number ("10 years", "5 km"), if the table knows it."""
-    j = span[-1] + 1
-    return [j] if j < len(words) and words[j].low in tables.group_of("units") else []
-
-
-def _unit_words(words: tuple[Word, ...], span: list[int]) -> list[int]:
-    j = span[-1] + 1
-    if j < len(words) and unit(words[j].lemma) in ("usd", "eur", "gbp", "percent"):
-        return [j]
-    if j + 1 < len(words) and words[j].low == "per" and words[j + 1].low == "cent":
-        return [j, j + 1]
-    return []
-
-
-def unit(lemma: str) -> str:
-    """One spelling of a unit or counted noun ("kilometres" -> "km", "%" -> "percent")."""
-    low = lemma.lower()
-    if low == "%":
-        return "percent"
-    found = tables.group_of("units").get(low) or tables.group_of("synonyms").get(low)
-    return found or _stem(low)
-
-
-@lru_cache(maxsize=100_000)
-def _stem(word: str) -> str:
-    return str(_STEM.stemWord(word))
-
-
-def _fmt(number: float) -> str:
-    return str(int(number)) if float(number).is_integer() else f"{number:g}"

@@ -1,0 +1,77 @@
+"""Synonyms from WordNet, where its database is installed (Debian's ``wordnet-base``
+puts it in /usr/share/wordnet; ``MEMFOLD_WORDNET`` names another folder, or "" for
+none). Two words are synonyms when they share a sense among the first few of each, for
+one part of speech: "main" / "primary", "gran" / "grandmother", "boy" / "son" (WordNet
+orders a word's senses by how often they are used, so a rare sense makes no synonym:
+"teach" is no "learn"). Co-hyponyms are never synonyms: "wrist" / "ankle", "Tuesday" /
+"Wednesday", "sister" / "brother". Without the database no two words are synonyms and
+the word tables alone speak (``data/synonyms.txt``). Pure after the first read."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+
+DEFAULT_FOLDER = "/usr/share/wordnet"
+# How many of a word's senses, most used first, may make it a synonym.
+SENSES = 3
+_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
+_PARTS = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+__all__ = ["Lexicon", "lexicon", "synonyms"]
+
+
+class Lexicon:
+    """A WordNet database's index: each word's most used senses, per part of speech,
+    kept as one short string a word (about 24 MB for the whole of WordNet 3.0)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self._senses: dict[str, str] = {}
+        if folder is not None:
+            for part, name in _FILES.items():
+                index = folder / f"index.{name}"
+                if index.is_file():
+                    self._read(part, index)
+
+    @property
+    def loaded(self) -> bool:
+        return bool(self._senses)
+
+    def _read(self, part: str, index: Path) -> None:
+        with index.open(encoding="latin-1") as lines:
+            for line in lines:
+                if line.startswith(" "):
+                    continue  # the licence at the top
+                fields = line.split()
+                if len(fields) < 7 or not fields[3].isdigit():
+                    continue
+                first = 6 + int(fields[3])  # the sense offsets follow the pointer symbols
+                self._senses[f"{fields[0]} {part}"] = " ".join(fields[first : first + SENSES])
+
+    def senses(self, lemma: str, pos: str) -> frozenset[str]:
+        """The most used senses of ``lemma`` as part of speech ``pos`` (spaCy's tag)."""
+        part = _PARTS.get(pos)
+        if part is None:
+            return frozenset()
+        found = self._senses.get(f"{lemma.lower().replace(' ', '_')} {part}", "")
+        return frozenset(found.split())
+
+
+@cache
+def lexicon() -> Lexicon:
+    """The installed lexicon (read once), or an empty one."""
+    named = os.environ.get("MEMFOLD_WORDNET")
+    folder = Path(named if named is not None else DEFAULT_FOLDER) if named != "" else None
+    if folder is not None and not (folder / "index.noun").is_file():
+        folder = None
+    return Lexicon(folder)
+
+
+def synonyms(x: str, x_pos: str, y: str, y_pos: str) -> bool:
+    """Whether two lemmas share one of their most used senses (one part of speech)."""
+    if x == y or _PARTS.get(x_pos) != _PARTS.get(y_pos):
+        return False
+    found = lexicon()
+    return bool(found.senses(x, x_pos) & found.senses(y, y_pos))

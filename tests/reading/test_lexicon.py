@@ -1,0 +1,110 @@
+"""WordNet synonyms (``memfold.reading.lexicon``), read from a small database in the
+WordNet index format written here, so that the tests do not need Debian's
+``wordnet-base``; and names told by their initials (``memfold.reading.acronyms``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memfold.reading import lexicon
+from memfold.reading.difference import same_fact
+from memfold.reading.restatement import substitutions
+
+# lemma pos synset_cnt p_cnt sense_cnt tagsense_cnt offsets (most used first)
+_NOUNS = """  1 a licence line starts with spaces
+gran n 1 0 1 0 00000001
+grandmother n 1 0 1 0 00000001
+boy n 3 0 3 0 00000010 00000011 00000002
+son n 2 0 2 0 00000002 00000012
+wrist n 1 0 1 0 00000020
+ankle n 1 0 1 0 00000021
+learn n 5 0 5 0 00000030 00000031 00000032 00000033 00000034
+teach n 5 0 5 0 00000040 00000041 00000042 00000043 00000034
+"""
+_ADJECTIVES = """main a 1 0 1 0 00000101
+primary a 3 1 & 3 0 00000102 00000103 00000101
+"""
+
+
+@pytest.fixture
+def wordnet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    (tmp_path / "index.noun").write_text(_NOUNS, encoding="latin-1")
+    (tmp_path / "index.adj").write_text(_ADJECTIVES, encoding="latin-1")
+    monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
+    lexicon.lexicon.cache_clear()
+    yield tmp_path
+    lexicon.lexicon.cache_clear()
+
+
+@pytest.fixture
+def no_wordnet(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("MEMFOLD_WORDNET", "")
+    lexicon.lexicon.cache_clear()
+    yield
+    lexicon.lexicon.cache_clear()
+
+
+@pytest.mark.usefixtures("wordnet")
+def test_words_sharing_a_most_used_sense_are_synonyms() -> None:
+    assert lexicon.lexicon().loaded
+    assert lexicon.synonyms("gran", "NOUN", "grandmother", "NOUN")
+    assert lexicon.synonyms("main", "ADJ", "primary", "ADJ")  # primary's third sense
+    assert lexicon.synonyms("boy", "NOUN", "son", "PROPN")  # a name is a noun too
+    assert not lexicon.synonyms("wrist", "NOUN", "ankle", "NOUN")
+    # Shared only beyond the first senses: "teach" is no "learn".
+    assert not lexicon.synonyms("learn", "NOUN", "teach", "NOUN")
+    # One part of speech: the adjective "main" is no noun.
+    assert not lexicon.synonyms("main", "NOUN", "primary", "ADJ")
+
+
+@pytest.mark.usefixtures("wordnet")
+def test_a_synonym_is_no_difference_but_a_co_hyponym_is() -> None:
+    older = "Dmitri's main editor is Neovim."
+    assert same_fact(older, "Dmitri's primary editor is Neovim.", "newer") == []
+    assert substitutions(older, "Dmitri's primary editor is Neovim.", 2) == []
+    assert same_fact("The user's gran lives in Cork.", "The user's grandmother lives in Cork.")
+    broke = same_fact("Ana broke her wrist in 2018.", "Ana broke her ankle in 2018.")
+    assert {d.kind for d in broke} & {"role", "word"}
+
+
+@pytest.mark.usefixtures("no_wordnet")
+def test_without_the_database_only_the_tables_speak() -> None:
+    assert not lexicon.lexicon().loaded
+    assert not lexicon.synonyms("main", "ADJ", "primary", "ADJ")
+    found = same_fact("Dmitri's main editor is Neovim.", "Dmitri's primary editor is Neovim.")
+    assert [d.kind for d in found if d.kind == "word"]
+
+
+def test_a_folder_without_an_index_is_no_lexicon(tmp_path: Path) -> None:
+    assert not lexicon.Lexicon(tmp_path).loaded
+    assert not lexicon.Lexicon(None).loaded
+
+
+@pytest.mark.usefixtures("no_wordnet")
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Thabo completed his MBA at the University of Cape Town.",
+            "Thabo completed his MBA at UCT.",
+        ),
+        (
+            "Nimbus runs its continuous integration on GitHub Actions.",
+            "Nimbus runs its CI on GitHub Actions.",
+        ),
+        ("The user's car is a 2018 Honda Civic.", "The user's car is a 2018 Civic by Honda."),
+    ],
+)
+def test_a_name_told_by_initials_or_apart_is_the_same_name(older: str, newer: str) -> None:
+    assert [d for d in same_fact(older, newer, "newer") if d.kind in ("name", "word")] == []
+
+
+@pytest.mark.usefixtures("no_wordnet")
+def test_initials_of_other_words_are_another_name() -> None:
+    found = same_fact(
+        "Thabo studied at the University of Cape Town.", "Thabo studied at UCLA.", "newer"
+    )
+    assert [d for d in found if d.kind in ("name", "word")]
