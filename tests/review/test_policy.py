@@ -135,6 +135,27 @@ def test_review_merge_that_swaps_a_fact_is_refused() -> None:
     assert any("names 'ottawa', which no source does" in r for r in reasons)
 
 
+def test_a_merge_into_one_restating_source_keeps_that_source_alone() -> None:
+    # The result is one source's own text and says all the other says, in other words:
+    # the other's words need not be in it ("plays" / "player", "ensemble" / "group").
+    v = unit([1, 0, 0])
+    limits = ResultLimits.from_parts(review=CFG)
+    told = "Farid is an oud player in a small music group."
+    sources = [(Source("a", "Farid plays the oud in a small ensemble."), v), (Source("b", told), v)]
+    assert check_merge(told, v, sources, limits) == []
+    # Another text, or one source's text where the other says something else, keeps
+    # every source's words and bindings.
+    written = check_merge("Farid is an oud player in a music group.", v, sources, limits)
+    assert any("content words of a" in r for r in written)
+    apart = [
+        (Source("a", "Ana broke her wrist in 2018."), v),
+        (Source("b", "Ana broke her ankle in 2018."), v),
+    ]
+    refused = check_merge("Ana broke her ankle in 2018.", v, apart, limits)
+    assert any("not one fact" in r for r in refused)
+    assert any("content words of a" in r for r in refused)
+
+
 def test_feedback_rules_and_bounds() -> None:
     assert feedback_rules({"used": 3}, CFG) == [FeedbackRule.BOOST]
     assert feedback_rules({"used": 3, "ignored": 1}, CFG) == []

@@ -4,7 +4,8 @@ An on-save UPDATE or MERGE, a batch-review merge, a lifecycle summary, a convers
 extract: whatever path and whatever judge wrote the text, it is compared with its sources
 here, on the parse of each text (``memfold.reading``). It refuses a result that
 
-- drops most content words of a source;
+- drops most content words of a source (a review merge into one source's own text that
+  restates the others keeps that source's words alone: ``restated_by``);
 - puts a word no source has where a source had another ("work laptop" -> "personal
   laptop"), even when it keeps most words;
 - misstates a binding (``memfold.reading.bindings.binding_problems``): drops a value,
@@ -37,7 +38,7 @@ from memfold.reading.bindings import binding_problems
 from memfold.reading.difference import fold_conflicts
 from memfold.reading.facts import facts
 from memfold.reading.keys import stem
-from memfold.reading.restatement import substitutions
+from memfold.reading.restatement import restatement_differences, substitutions
 
 # Characters a memory text never needs: C0/C1 controls other than tab and newline.
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
@@ -88,6 +89,8 @@ class ResultLimits:
     max_drift: float
     # A word swapped for another in place (``memfold.reading.restatement.substitutions``).
     swap_max: int = 2
+    # The details a restatement may add (``restatement_differences``).
+    max_additions: int = 2
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ResultLimits:
@@ -112,6 +115,7 @@ class ResultLimits:
             max_length_drop=review.breaker_length_drop,
             max_drift=review.breaker_drift,
             swap_max=c.swap_max_words,
+            max_additions=c.rules_elaboration_max_extra,
         )
 
 
@@ -164,9 +168,31 @@ def check_merge(
                 *substitutions(a.text, b.text, limits.swap_max),
             ]
         ]
-    problems += check_result(result, [s for s, _ in sources], limits)
+    members = [s for s, _ in sources]
+    problems += check_result(result, restated_by(result, members, limits) or members, limits)
     problems += drift_problems(result_vector, [(s.id, v) for s, v in sources], limits.max_drift)
     return problems
+
+
+def restated_by(result: str, sources: Sequence[Source], limits: ResultLimits) -> list[Source]:
+    """The source whose own text the result is, where it says all that each other source
+    says (the readings agree, ``restatement_differences``: another value, name, owner,
+    role or polarity, a word swapped in place or a detail lost all disagree): the result
+    need keep only that source's words, the others being the same fact in other words
+    ("Valentina got married on 9 June" / "Valentina's wedding anniversary is June 9").
+    Empty where the result is no source's text or another source says more."""
+    own = [s for s in sources if _plain(s.text) == _plain(result)]
+    if not own:
+        return []
+    others = [s for s in sources if _plain(s.text) != _plain(result)]
+    for other in others:
+        if restatement_differences(other.text, result, limits.max_additions, limits.swap_max):
+            return []
+    return own[:1]
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 def encoding_problems(text: str) -> list[str]:
