@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memfold.reading.difference import additions, fold_conflicts, same_fact, supersede_conflicts
+from memfold.reading.facts import facts
 from memfold.reading.restatement import substitutions
 
 
@@ -190,3 +191,19 @@ def test_a_verb_after_a_preposition_stands_where_a_thing_stands() -> None:
     older = "The team's quarterly budget for training is 5,000 euros."
     newer = "The team's quarterly budget for hiring contractors is 5,000 euros."
     assert [d.kind for d in substitutions(older, newer, 2)] == ["word"]
+
+
+def test_nouns_listed_together_are_one_argument_in_any_order() -> None:
+    # "tomatoes and basil" are both what is grown, active or passive, in either order.
+    grows = "The user grows tomatoes and basil on their balcony."
+    assert same_fact(grows, "Basil and tomatoes are grown by the user on the balcony.") == []
+    assert facts(grows).roles[("grow", "object")] == {"tomato", "basil"}
+    # A list of names in another order says the same; names on two sides of a verb do not.
+    speaks = same_fact(
+        "Aisha speaks Arabic, French and English.", "Aisha speaks English, Arabic and French."
+    )
+    assert [d for d in speaks if d.kind == "role"] == []
+    turned = same_fact("Sofia and Daniel mentor Ana.", "Ana mentors Sofia and Daniel.")
+    assert [d for d in turned if d.kind == "role"]
+    # One noun of the list told for another is still another thing.
+    assert same_fact("The user grows tomatoes and basil.", "The user grows tomatoes and mint.")

@@ -154,3 +154,10 @@ def test_how_often_a_currency_code_and_a_round_number_are_values() -> None:
     assert shown("The user lives in a two-bedroom flat.") == shown(
         "The user lives in a 2-bed flat."
     )
+
+
+def test_an_age_is_one_value_however_told() -> None:
+    # "7 years old" says what "is seven" says; "a three-year-old" counts years too.
+    assert same_fact("Marisol's son Diego is 7 years old.", "Marisol's son Diego is seven.") == []
+    assert [v.show() for v in facts("Biscuit is a three-year-old retriever.").values] == ["3 year"]
+    assert same_fact("Diego is 7 years old.", "Diego is 8 years old.")

@@ -17,6 +17,7 @@ from memfold.reading.keys import (
     Keys,
     appositions,
     chain_start,
+    conjuncts,
     contrasts,
     describes,
     name_chains,
@@ -213,7 +214,8 @@ def facts_of(reading: Reading) -> Facts:
         if role:
             at = head.head if head.dep == "agent" else word.head
             # An apposition names the same one: "Zain, Ayesha's son" / "Ayesha's son Zain".
-            told = {key.of(j) for j in (i, *appositions(words, i))}
+            # Nouns listed with it are arguments too: "grows tomatoes and basil".
+            told = {key.of(j) for j in (i, *appositions(words, i), *conjuncts(words, i))}
             roles[(norm(words[at].lemma), role)].update(told)
             if role == "subject":
                 subjects[at].update(told)

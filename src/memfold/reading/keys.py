@@ -126,6 +126,23 @@ def appositions(words: tuple[Word, ...], i: int) -> list[int]:
     return [j for j, w in enumerate(words) if w.head == i and w.dep == "appos" and j != i]
 
 
+def conjuncts(words: tuple[Word, ...], i: int) -> list[int]:
+    """The nouns listed with noun ``i`` ("tomatoes and basil": "basil"), each an argument
+    as the first is."""
+    if words[i].pos not in ("NOUN", "PROPN"):
+        return []
+    found: list[int] = []
+    frontier = [i]
+    while frontier:
+        head = frontier.pop()
+        for j, w in enumerate(words):
+            listed = w.head == head and w.dep == "conj" and w.pos in ("NOUN", "PROPN")
+            if listed and j != head and j not in found:
+                found.append(j)
+                frontier.append(j)
+    return found
+
+
 class Keys:
     """What an argument is called when facts are compared: a whole name, a value as one
     key, "user" for the user's own pronouns, the text's named person for "he"/"her",

@@ -74,7 +74,10 @@ def measure_word(words: tuple[Word, ...], span: list[int]) -> list[int]:
     j = span[-1] + 1
     if j + 1 < len(words) and words[j].low == "-":
         j += 1  # "two-bedroom", "a 2-bed flat"
-    return [j] if j < len(words) and words[j].low in tables.group_of("units") else []
+    if j >= len(words) or words[j].low not in tables.group_of("units"):
+        return []
+    # An age: "7 years old" says what "seven" says of a person.
+    return [j, j + 1] if j + 1 < len(words) and words[j + 1].low == "old" else [j]
 
 
 def unit_words(words: tuple[Word, ...], span: list[int]) -> list[int]:

@@ -197,6 +197,8 @@ def _order(a: Facts, b: Facts) -> list[Difference]:
     shared = (a.names & b.names) - a.adjuncts - b.adjuncts  # "For Python work, ..." aside
     out = []
     for first, second in _pairs_in_order(a, shared):
+        if _listed(a, first, second) or _listed(b, first, second):
+            continue  # one list, in any order: "Arabic, French, and English"
         where_b = _sentence_order(b, first, second)
         if where_b is None:
             continue
@@ -206,6 +208,11 @@ def _order(a: Facts, b: Facts) -> list[Difference]:
         if not where_b[1]:
             out.append(Difference("role", f"'{first}' and '{second}' trade places"))
     return out
+
+
+def _listed(f: Facts, first: str, second: str) -> bool:
+    """Two names that are one argument of one verb: a list ("speaks Arabic and English")."""
+    return any({first, second} <= keys for keys in f.roles.values())
 
 
 def _pairs_in_order(f: Facts, shared: frozenset[str]) -> list[tuple[str, str]]:
