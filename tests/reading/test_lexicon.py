@@ -70,6 +70,58 @@ def test_a_synonym_is_no_difference_but_a_co_hyponym_is() -> None:
     assert {d.kind for d in broke} & {"role", "word"}
 
 
+def _write_derivations(folder: Path) -> None:
+    """A noun "player" and a verb "play" derived from each other, and the noun "user",
+    derived from the verb "use", in WordNet's data and index format (byte offsets)."""
+    synsets = [
+        ("noun", "player", "+ {play} v 0101"),
+        ("verb", "play", "+ {player} n 0101"),
+        ("noun", "user", "+ {use} v 0101"),
+        ("verb", "use", "+ {user} n 0101"),
+    ]
+    offsets: dict[str, int] = {}
+    lines: dict[str, list[str]] = {"noun": [], "verb": []}
+    sizes = {"noun": 0, "verb": 0}
+    # Two passes: offsets are fixed-width, so the first fixes every line's length.
+    for _ in range(2):
+        lines = {"noun": [], "verb": []}
+        sizes = {"noun": 0, "verb": 0}
+        for part, word, pointer in synsets:
+            target = pointer.split()[1].strip("{}")
+            line = (
+                f"{sizes[part]:08d} 00 {part[0]} 01 {word} 0 001 "
+                f"{pointer.replace('{' + target + '}', f'{offsets.get(target, 0):08d}')} | x\n"
+            )
+            offsets[word] = sizes[part]
+            lines[part].append(line)
+            sizes[part] += len(line.encode("latin-1"))
+    for part, found in lines.items():
+        (folder / f"data.{part}").write_text("".join(found), encoding="latin-1")
+    index: dict[str, list[str]] = {part: [] for part in lines}
+    for part, word, _ in synsets:
+        index[part].append(f"{word} {part[0]} 1 1 + 1 0 {offsets[word]:08d}\n")
+    for part, found in index.items():
+        (folder / f"index.{part}").write_text("".join(found), encoding="latin-1")
+
+
+def test_a_word_derived_from_another_is_told_by_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_derivations(tmp_path)
+    monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
+    lexicon.lexicon.cache_clear()
+    try:
+        assert lexicon.related("player", "NOUN") == {"play"}
+        assert lexicon.related("play", "VERB") == {"player"}
+        older, newer = "Farid plays the oud.", "Farid is an oud player."
+        assert [d for d in same_fact(older, newer, "newer") if d.kind == "word"] == []
+        # "the user" is no form of "uses": a subject is never the derived word.
+        used = same_fact("The user uses Rust.", "The user prefers Rust.", "newer")
+        assert any("'use'" in d.detail for d in used)
+    finally:
+        lexicon.lexicon.cache_clear()
+
+
 @pytest.mark.usefixtures("no_wordnet")
 def test_without_the_database_only_the_tables_speak() -> None:
     assert not lexicon.lexicon().loaded

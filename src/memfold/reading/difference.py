@@ -17,7 +17,7 @@ from memfold.reading import tables
 from memfold.reading.acronyms import abbreviates, told_by_initials
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem
-from memfold.reading.lexicon import synonyms
+from memfold.reading.lexicon import related, synonyms
 from memfold.reading.model import Difference, listed
 from memfold.reading.polarity import denied_names, polarity
 from memfold.reading.roles import new_owned, owners, role_differences, roles
@@ -28,6 +28,7 @@ Cover = Literal["newer", "either"]
 WORDING = ("word", "relation")
 _DATED = ("date", "year")
 _TOLD = frozenset(("VBD", "VBZ", "VBP", "VBN"))
+_SUBJECTS = frozenset(("nsubj", "nsubjpass", "csubj"))
 
 
 def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Difference]:
@@ -254,16 +255,29 @@ def uncovered(a: Facts, b: Facts) -> list[Difference]:
     return out
 
 
-def told(word: str, a: Facts, b: Facts) -> bool:
+def told(word: str, a: Facts, b: Facts, derived: bool = True) -> bool:
     """Whether a content word of ``a`` (a lemma) is said in ``b``: by its stem, a table
-    synonym, or a WordNet synonym of one part of speech (``lexicon``)."""
+    synonym, a word WordNet derives from it or it from ("player" / "plays"), or a
+    WordNet synonym of one part of speech (``lexicon``). Without ``derived``, a word
+    told in another part of speech counts as unsaid (a swap counts it so)."""
     if stem(word) in b.every_stem:
         return True
     pos = _pos_of(a, word)
+    if derived and _derived_in(word, pos, b):
+        return True  # "is an oud player" / "plays the oud"
     return any(
         synonyms(word, pos, lemma, b.poses[i])
         for i, lemma in enumerate(b.lemmas)
         if b.poses[i] == pos
+    )
+
+
+def _derived_in(word: str, pos: str, b: Facts) -> bool:
+    """A word of ``b`` derived from ``word`` or it from that word, not as a subject: "the
+    user" is no form of "uses"."""
+    forms = {stem(form) for form in related(word, pos)}
+    return bool(forms) and any(
+        stem(lemma) in forms and b.deps[i] not in _SUBJECTS for i, lemma in enumerate(b.lemmas)
     )
 
 

@@ -18,8 +18,9 @@ DEFAULT_FOLDER = "/usr/share/wordnet"
 SENSES = 3
 _FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _PARTS = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+_DATA_PARTS = {"s": "a"}  # an adjective satellite is in the adjectives' data file
 
-__all__ = ["Lexicon", "lexicon", "synonyms"]
+__all__ = ["Lexicon", "lexicon", "related", "synonyms"]
 
 
 class Lexicon:
@@ -29,6 +30,7 @@ class Lexicon:
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
         self._senses: dict[str, str] = {}
+        self._related: dict[tuple[str, str], frozenset[str]] = {}
         if folder is not None:
             for part, name in _FILES.items():
                 index = folder / f"index.{name}"
@@ -58,6 +60,54 @@ class Lexicon:
         found = self._senses.get(f"{lemma.lower().replace(' ', '_')} {part}", "")
         return frozenset(found.split())
 
+    def related(self, lemma: str, pos: str) -> frozenset[str]:
+        """The words WordNet derives from ``lemma``'s most used senses, or it from them,
+        in any part of speech ("player" / "play", "subscription" / "subscribe"); of a
+        phrase, only "be" and one word ("birth": "born")."""
+        part = _PARTS.get(pos)
+        if part is None or self.folder is None:
+            return frozenset()
+        word = lemma.lower().replace(" ", "_")
+        found = self._related.get((word, part))
+        if found is None:
+            offsets = self._senses.get(f"{word} {part}", "").split()
+            found = frozenset(w for offset in offsets for w in self._derived(word, part, offset))
+            self._related[(word, part)] = found
+        return found
+
+    def _derived(self, word: str, part: str, offset: str) -> list[str]:
+        fields = self._line(part, offset)
+        if not fields:
+            return []
+        count = int(fields[3], 16)
+        members = [fields[4 + 2 * i].lower() for i in range(count)]
+        at = 4 + 2 * count
+        out: list[str] = []
+        for _ in range(int(fields[at])):
+            symbol, target, target_part, numbers = fields[at + 1 : at + 5]
+            at += 4
+            source = int(numbers[:2], 16)
+            if symbol != "+" or (source and members[source - 1] != word):
+                continue
+            line = self._line(target_part, target)
+            goal = int(numbers[2:], 16)
+            if not line or not goal:
+                continue
+            parts = [w for w in line[4 + 2 * (goal - 1)].lower().split("_") if w != "be"]
+            if len(parts) == 1:  # "be_born": "born"; no other phrase
+                out += parts
+        return out
+
+    def _line(self, part: str, offset: str) -> list[str]:
+        """The fields of the data file's synset at ``offset`` (a byte offset)."""
+        assert self.folder is not None
+        data = self.folder / f"data.{_FILES[_DATA_PARTS.get(part, part)]}"
+        if not data.is_file():
+            return []
+        with data.open("rb") as lines:
+            lines.seek(int(offset))
+            return lines.readline().decode("latin-1").split()
+
 
 @cache
 def lexicon() -> Lexicon:
@@ -67,6 +117,11 @@ def lexicon() -> Lexicon:
     if folder is not None and not (folder / "index.noun").is_file():
         folder = None
     return Lexicon(folder)
+
+
+def related(lemma: str, pos: str) -> frozenset[str]:
+    """The words derived from ``lemma`` or it from them ("player" / "play"), if any."""
+    return lexicon().related(lemma, pos)
 
 
 def synonyms(x: str, x_pos: str, y: str, y_pos: str) -> bool:

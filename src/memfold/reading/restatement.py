@@ -99,8 +99,8 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     other rewording is the judge's to read ("uses Rust" / "prefers Rust for systems
     work")."""
     a, b = facts(older), facts(newer)
-    ours = sorted(w for w in a.content if not told(w, a, b))
-    theirs = sorted(w for w in b.content if not told(w, b, a))
+    ours = sorted(w for w in a.content if not told(w, a, b, derived=False))
+    theirs = sorted(w for w in b.content if not told(w, b, a, derived=False))
     ours += sorted(n for n in a.names - b.names if stem(n) not in b.every_stem)
     theirs += sorted(n for n in b.names - a.names if stem(n) not in a.every_stem)
     agreeing = tables.pairs("antonyms")
