@@ -207,3 +207,11 @@ def test_nouns_listed_together_are_one_argument_in_any_order() -> None:
     assert [d for d in turned if d.kind == "role"]
     # One noun of the list told for another is still another thing.
     assert same_fact("The user grows tomatoes and basil.", "The user grows tomatoes and mint.")
+
+
+def test_a_thing_denied_after_a_preposition_is_negated() -> None:
+    # "not with Terraform" denies Terraform, the contrary of "uses Terraform".
+    older = "The staging environment uses Terraform for infrastructure."
+    newer = "Infrastructure in staging is managed by hand, not with Terraform."
+    assert "terraform" in facts(newer).negated
+    assert any(d.kind == "polarity" for d in same_fact(older, newer, "newer"))

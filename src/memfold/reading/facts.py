@@ -185,6 +185,9 @@ def facts_of(reading: Reading) -> Facts:
             elif _contrasted(words, i, at):
                 at = i + 1  # "held in Salzburg, not Vienna": Vienna is what is denied
             negated.add(norm(words[at].lemma))
+            if words[at].pos == "ADP":
+                # "managed by hand, not with Terraform": what the preposition takes
+                negated.update(norm(w.lemma) for w in words if w.head == at and w.dep == "pobj")
             if word.low == "no" and word.dep == "det":
                 # "There is no one banging a lens": what no one does is negated too
                 negated.update(
