@@ -179,7 +179,8 @@ def restated_by(result: str, sources: Sequence[Source], limits: ResultLimits) ->
     says (the readings agree, ``restatement_differences``: another value, name, owner,
     role or polarity, a word swapped in place or a detail lost all disagree): the result
     need keep only that source's words, the others being the same fact in other words
-    ("Valentina got married on 9 June" / "Valentina's wedding anniversary is June 9").
+    ("Farid plays the oud in a small ensemble" merged into "Farid is an oud player in a
+    small music group").
     Empty where the result is no source's text or another source says more."""
     own = [s for s in sources if _plain(s.text) == _plain(result)]
     if not own:
