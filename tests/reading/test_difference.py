@@ -215,3 +215,26 @@ def test_a_thing_denied_after_a_preposition_is_negated() -> None:
     newer = "Infrastructure in staging is managed by hand, not with Terraform."
     assert "terraform" in facts(newer).negated
     assert any(d.kind == "polarity" for d in same_fact(older, newer, "newer"))
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "The user wants short, bullet-pointed answers.",
+            "The user wants short answers in bullet points.",
+        ),
+        ("Lars prefers dark-roasted coffee.", "Lars prefers dark roast coffee."),
+        (
+            "The Helix API rate-limits clients at 100 requests per minute.",
+            "The Helix API limits the rate of each client to 100 requests per minute.",
+        ),
+    ],
+)
+def test_a_compound_told_with_a_hyphen_or_without_is_one_word(older: str, newer: str) -> None:
+    assert same_fact(older, newer, "newer") == []
+
+
+def test_a_compound_with_another_part_is_another_word() -> None:
+    found = same_fact("Ana works part-time as a nurse.", "Ana works full-time as a nurse.", "newer")
+    assert [d for d in found if d.kind == "word"]

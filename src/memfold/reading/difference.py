@@ -260,7 +260,7 @@ def told(word: str, a: Facts, b: Facts, derived: bool = True) -> bool:
     synonym, a word WordNet derives from it or it from ("player" / "plays"), or a
     WordNet synonym of one part of speech (``lexicon``). Without ``derived``, a word
     told in another part of speech counts as unsaid (a swap counts it so)."""
-    if stem(word) in b.every_stem:
+    if stem(word) in b.every_stem or _hyphened(word, b):
         return True
     pos = _pos_of(a, word)
     if derived and _derived_in(word, pos, b):
@@ -270,6 +270,24 @@ def told(word: str, a: Facts, b: Facts, derived: bool = True) -> bool:
         for i, lemma in enumerate(b.lemmas)
         if b.poses[i] == pos
     )
+
+
+def _hyphened(word: str, b: Facts) -> bool:
+    """A compound told with a hyphen or without: each part of ``word`` said in ``b``
+    ("bullet-pointed" / "in bullet points"), or ``word`` a part of one of ``b``'s
+    ("limits the rate" / "rate-limits"); "part-time" is no "full-time"."""
+    parts = hyphen_stems(word)
+    if parts and all(p in b.every_stem for p in parts):
+        return True
+    return any(stem(word) in hyphen_stems(lemma) for lemma in b.lemmas if "-" in lemma)
+
+
+def hyphen_stems(word: str) -> frozenset[str]:
+    """The stems of a hyphenated word's parts ("dark-roasted": dark, roast); none for a
+    word without a hyphen."""
+    if "-" not in word.strip("-"):
+        return frozenset()
+    return frozenset(stem(p) for p in word.split("-") if p)
 
 
 def _derived_in(word: str, pos: str, b: Facts) -> bool:

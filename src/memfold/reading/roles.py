@@ -107,10 +107,19 @@ def args_meet(left: Iterable[str], right: Iterable[str]) -> bool:
     other's ("answer" / "bullet-point answer"; not "billing service" / "auth service")."""
     for x in left:
         for y in right:
-            wx, wy = set(x.split()), set(y.split())
+            hyphened = "-" in x or "-" in y
+            wx, wy = _words(x, hyphened), _words(y, hyphened)
             if x == y or wx <= wy or wy <= wx or same_noun(x, y):
                 return True
     return False
+
+
+def _words(key: str, hyphened: bool) -> set[str]:
+    """A key's words; beside a hyphenated key, the stems of the parts ("dark-roasted
+    coffee" / "dark roast coffee")."""
+    if not hyphened:
+        return set(key.split())
+    return {stem(p) for w in key.split() for p in w.split("-") if p}
 
 
 def same_noun(x: str, y: str) -> bool:
