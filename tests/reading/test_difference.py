@@ -7,7 +7,7 @@ import pytest
 
 from memfold.reading.difference import additions, fold_conflicts, same_fact, supersede_conflicts
 from memfold.reading.facts import facts
-from memfold.reading.restatement import substitutions
+from memfold.reading.restatement import restatement_differences, substitutions
 
 
 @pytest.mark.parametrize(
@@ -238,3 +238,11 @@ def test_a_compound_told_with_a_hyphen_or_without_is_one_word(older: str, newer:
 def test_a_compound_with_another_part_is_another_word() -> None:
     found = same_fact("Ana works part-time as a nurse.", "Ana works full-time as a nurse.", "newer")
     assert [d for d in found if d.kind == "word"]
+
+
+def test_someone_who_has_a_relative_owns_that_relative() -> None:
+    # "Marco has a sister who ..." says what "Marco's sister ..." says.
+    older = "Marco's sister lives in Toronto."
+    assert restatement_differences(older, "Marco has a sister who lives in Toronto.", 2, 2) == []
+    assert restatement_differences(older, "Ana has a sister who lives in Toronto.", 2, 2)
+    assert restatement_differences(older, "Marco has a brother who lives in Toronto.", 2, 2)

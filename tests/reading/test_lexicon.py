@@ -11,7 +11,7 @@ import pytest
 
 from memfold.reading import lexicon
 from memfold.reading.difference import same_fact
-from memfold.reading.restatement import substitutions
+from memfold.reading.restatement import restatement_differences, substitutions
 
 # lemma pos synset_cnt p_cnt sense_cnt tagsense_cnt offsets (most used first)
 _NOUNS = """  1 a licence line starts with spaces
@@ -23,6 +23,8 @@ wrist n 1 0 1 0 00000020
 ankle n 1 0 1 0 00000021
 learn n 5 0 5 0 00000030 00000031 00000032 00000033 00000034
 teach n 5 0 5 0 00000040 00000041 00000042 00000043 00000034
+blood_type n 1 0 1 0 00000050
+blood_group n 1 0 1 0 00000050
 """
 _ADJECTIVES = """main a 1 0 1 0 00000101
 primary a 3 1 & 3 0 00000102 00000103 00000101
@@ -70,22 +72,34 @@ def test_a_synonym_is_no_difference_but_a_co_hyponym_is() -> None:
     assert {d.kind for d in broke} & {"role", "word"}
 
 
+@pytest.mark.usefixtures("wordnet")
+def test_a_compound_wordnet_holds_as_one_is_one_thing() -> None:
+    older = "The user's blood type is O negative."
+    assert same_fact(older, "The user's blood group is O negative.", "newer") == []
+    assert same_fact(older, "The user's blood pressure is O negative.", "newer")
+
+
 def _write_derivations(folder: Path) -> None:
-    """A noun "player" and a verb "play" derived from each other, and the noun "user",
-    derived from the verb "use", in WordNet's data and index format (byte offsets)."""
+    """A noun "player" and a verb "play" derived from each other, the noun "user",
+    derived from the verb "use", "grader" from "grade" and "European" from "Europe", in
+    WordNet's data and index format (byte offsets)."""
     synsets = [
         ("noun", "player", "+ {play} v 0101"),
         ("verb", "play", "+ {player} n 0101"),
         ("noun", "user", "+ {use} v 0101"),
         ("verb", "use", "+ {user} n 0101"),
+        ("noun", "grader", "+ {grade} n 0101"),
+        ("noun", "grade", "+ {grader} n 0101"),
+        ("adj", "european", "+ {europe} n 0101"),
+        ("noun", "europe", "+ {european} a 0101"),
     ]
     offsets: dict[str, int] = {}
-    lines: dict[str, list[str]] = {"noun": [], "verb": []}
-    sizes = {"noun": 0, "verb": 0}
+    lines: dict[str, list[str]] = {"noun": [], "verb": [], "adj": []}
+    sizes = {"noun": 0, "verb": 0, "adj": 0}
     # Two passes: offsets are fixed-width, so the first fixes every line's length.
     for _ in range(2):
-        lines = {"noun": [], "verb": []}
-        sizes = {"noun": 0, "verb": 0}
+        lines = {"noun": [], "verb": [], "adj": []}
+        sizes = {"noun": 0, "verb": 0, "adj": 0}
         for part, word, pointer in synsets:
             target = pointer.split()[1].strip("{}")
             line = (
@@ -118,6 +132,37 @@ def test_a_word_derived_from_another_is_told_by_it(
         # "the user" is no form of "uses": a subject is never the derived word.
         used = same_fact("The user uses Rust.", "The user prefers Rust.", "newer")
         assert any("'use'" in d.detail for d in used)
+    finally:
+        lexicon.lexicon.cache_clear()
+
+
+def test_an_ordinal_or_a_name_told_in_a_derived_form_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_derivations(tmp_path)
+    monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
+    lexicon.lexicon.cache_clear()
+    try:
+        # The same rank of a noun derived from the other's: one value.
+        older = "The user's daughter Leila is in fourth grade."
+        assert (
+            restatement_differences(older, "Leila, the user's daughter, is a fourth grader.", 2, 2)
+            == []
+        )
+        assert restatement_differences(
+            older, "Leila, the user's daughter, is a fifth grader.", 2, 2
+        )
+        # A name derived from a place WordNet knows: "European" travel is in Europe.
+        trains = "The user prefers trains for European travel."
+        assert (
+            restatement_differences(
+                trains, "The user prefers trains when travelling in Europe.", 2, 2
+            )
+            == []
+        )
+        assert restatement_differences(
+            trains, "The user prefers trains when travelling in Asia.", 2, 2
+        )
     finally:
         lexicon.lexicon.cache_clear()
 

@@ -37,6 +37,16 @@ def idents(text: str) -> list[tuple[str, str, str]]:
         ("Vikram has lived in Lyon for a decade.", "Vikram has lived in Lyon for ten years."),
         ("The user lives on the 12th floor.", "The user lives on floor twelve."),
         ("Ana visits Porto every other week.", "Ana visits Porto every two weeks."),
+        ("The commute takes three quarters of an hour.", "The commute takes 45 minutes."),
+        ("The call takes a quarter of an hour.", "The call takes 15 minutes."),
+        ("The flight takes an hour and a half.", "The flight takes 90 minutes."),
+        ("Sprints are a fortnight long.", "Sprints last two weeks."),
+        (
+            "The user has studied Japanese for 24 months.",
+            "The user has studied Japanese for two years.",
+        ),
+        ("The gateway times out after 30,000 ms.", "The gateway times out after 30 seconds."),
+        ("The user took half a day off.", "The user took 0.5 days off."),
     ],
 )
 def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:
@@ -65,7 +75,15 @@ def test_years_dates_and_weekdays_have_their_own_kinds() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Meet at 8² pm.", "The room is 8² m² at 8² o'clock.", "Rent: ٣ dollars"]
+    "text",
+    [
+        "Meet at 8² pm.",
+        "The room is 8² m² at 8² o'clock.",
+        "Rent: ٣ dollars",
+        "The user ate three",  # a text that ends where a duration could start
+        "The user ate a quarter",
+        "It takes an hour and a",
+    ],
 )
 def test_digits_of_other_kinds_do_not_break_the_values(text: str) -> None:
     idents(text)  # superscripts are digits to str.isdigit but not numbers to int()
@@ -154,10 +172,18 @@ def test_how_often_a_currency_code_and_a_round_number_are_values() -> None:
     assert shown("The user lives in a two-bedroom flat.") == shown(
         "The user lives in a 2-bed flat."
     )
+    # "a" counts one unit of time, but not in a rate or a kind of thing.
+    assert shown("The user is away for a week.") == ["7 day"]
+    assert shown("The user pays $30 a month.") == ["usd 30"]
+    assert shown("The user drinks 3 coffees a day.") == ["3 coffe"]
+    assert shown("The user is a day trader.") == []
 
 
 def test_an_age_is_one_value_however_told() -> None:
     # "7 years old" says what "is seven" says; "a three-year-old" counts years too.
     assert same_fact("Marisol's son Diego is 7 years old.", "Marisol's son Diego is seven.") == []
     assert [v.show() for v in facts("Biscuit is a three-year-old retriever.").values] == ["3 year"]
+    # An age stays in years; a duration in years is told in months ("two years").
+    assert [v.show() for v in facts("Biscuit is 3 years old.").values] == ["3 year"]
+    assert [v.show() for v in facts("Biscuit has lived here for 3 years.").values] == ["36 month"]
     assert same_fact("Diego is 7 years old.", "Diego is 8 years old.")

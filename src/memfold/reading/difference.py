@@ -239,12 +239,14 @@ def uncovered(a: Facts, b: Facts) -> list[Difference]:
             continue  # the other text does not say what it counts ("set to 20")
         if not value.anchor and (value.kind, value.key) in unanchored:
             continue
-        if value.ident not in mine:
+        if value.ident not in mine and not _ranked_alike(value, b.values):
             out.append(replace(_value_difference(value, b.values), item=value.key))
     initials = told_by_initials(a, b)
     for name in sorted(a.names - b.names - initials):
         if _told_apart(name, b):
             continue  # "the Chicago Marathon" / "the marathon in Chicago"
+        if pertains(name, b):
+            continue  # "European travel" / "travelling within Europe"
         if stem(name) not in b.every_stem and not any(abbreviates(name, o) for o in b.names):
             others = sorted(b.names - a.names)
             shown = f"'{name}'" + (f" / {listed(others)}" if others else " in one text only")
@@ -262,6 +264,8 @@ def told(word: str, a: Facts, b: Facts, derived: bool = True) -> bool:
     told in another part of speech counts as unsaid (a swap counts it so)."""
     if stem(word) in b.every_stem or _hyphened(word, b):
         return True
+    if any(v.anchor == word and _ranked_alike(v, b.values) for v in a.values):
+        return True  # "third grade" / "a third grader"
     pos = _pos_of(a, word)
     if derived and _derived_in(word, pos, b):
         return True  # "is an oud player" / "plays the oud"
@@ -304,6 +308,30 @@ def _pos_of(f: Facts, lemma: str) -> str:
         if other == lemma:
             return f.poses[i]
     return ""
+
+
+def _ranked_alike(value: Value, others: tuple[Value, ...]) -> bool:
+    """An ordinal of the same rank whose noun WordNet derives from the other's ("in
+    third grade" / "a third grader")."""
+    if value.kind != "ordinal" or not value.anchor:
+        return False
+    forms = {stem(value.anchor)} | {stem(f) for f in related(value.anchor, "NOUN")}
+    return any(
+        o.kind == "ordinal"
+        and o.key == value.key
+        and o.anchor
+        and (stem(o.anchor) in forms or stem(value.anchor) in map(stem, related(o.anchor, "NOUN")))
+        for o in others
+    )
+
+
+def pertains(name: str, b: Facts) -> bool:
+    """A one-word name WordNet derives from a word ``b`` says, or it from that word
+    ("European" / "Europe")."""
+    if " " in name:
+        return False
+    forms = related(name, "ADJ") | related(name, "NOUN")
+    return any(stem(f) in b.every_stem for f in forms if stem(f) != stem(name))
 
 
 def _told_apart(name: str, b: Facts) -> bool:

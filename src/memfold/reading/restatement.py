@@ -7,7 +7,7 @@ of one fact, told in the same words). Pure."""
 from __future__ import annotations
 
 from memfold.reading import tables
-from memfold.reading.difference import WORDING, additions, same_fact, told, uncovered
+from memfold.reading.difference import WORDING, additions, pertains, same_fact, told, uncovered
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import norm_stem, stem, table_stems
 from memfold.reading.model import Difference, listed
@@ -101,8 +101,8 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     a, b = facts(older), facts(newer)
     ours = sorted(w for w in a.content if not told(w, a, b, derived=False))
     theirs = sorted(w for w in b.content if not told(w, b, a, derived=False))
-    ours += sorted(n for n in a.names - b.names if stem(n) not in b.every_stem)
-    theirs += sorted(n for n in b.names - a.names if stem(n) not in a.every_stem)
+    ours += sorted(n for n in a.names - b.names if _unsaid(n, b))
+    theirs += sorted(n for n in b.names - a.names if _unsaid(n, a))
     agreeing = tables.pairs("antonyms")
     out = [
         Difference("word", f"'{x}' / '{y}' in the same place", stem(y))
@@ -125,6 +125,11 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
             swapped = " ".join(stem(y) for y in theirs)
             out.append(Difference("word", f"{listed(ours)} / {listed(theirs)}: swapped", swapped))
     return out
+
+
+def _unsaid(name: str, other: Facts) -> bool:
+    """A name ``other`` says in no form ("European" is said by "Europe")."""
+    return stem(name) not in other.every_stem and not pertains(name, other)
 
 
 def _argument_replaced(a: Facts, b: Facts, ours: list[str], theirs: list[str]) -> list[Difference]:

@@ -124,8 +124,11 @@ def _words(key: str, hyphened: bool) -> set[str]:
 
 def same_noun(x: str, y: str) -> bool:
     """Two keys of as many words, each the other's word or its WordNet synonym: "gran" /
-    "grandmother", "boy" / "son" (``lexicon``)."""
+    "grandmother", "boy" / "son"; or two compounds WordNet holds as one ("blood type" /
+    "blood group") (``lexicon``)."""
     xs, ys = x.split(), y.split()
+    if len(xs) > 1 and synonyms(x, "NOUN", y, "NOUN"):
+        return True  # one WordNet entry of several words: "blood type" / "blood group"
     return len(xs) == len(ys) and all(
         p == q or synonyms(p, "NOUN", q, "NOUN") or synonyms(p, "ADJ", q, "ADJ")
         for p, q in zip(xs, ys, strict=True)
@@ -143,6 +146,7 @@ def new_owned(a: Facts, b: Facts) -> list[Difference]:
         if thing in relations
         and owners & known
         and not _owned_alike(a, thing, owners)
+        and not _had(a, thing, owners)
         and not _told_by_verb(a, b, thing, owners & known)
     ]
 
@@ -153,6 +157,15 @@ def _owned_alike(f: Facts, thing: str, owners: frozenset[str]) -> bool:
     return any(
         found & owners and (other == thing or same_noun(other, thing))
         for other, found in f.owners.items()
+    )
+
+
+def _had(f: Facts, thing: str, owners: frozenset[str]) -> bool:
+    """``f`` says one of ``owners`` has the thing: "Marco has a sister who lives in
+    Toronto" / "Marco's sister lives in Toronto"."""
+    had = f.roles.get(("have", "object"), frozenset())
+    return bool(f.roles.get(("have", "subject"), frozenset()) & owners) and any(
+        key == thing or same_noun(key, thing) for key in had
     )
 
 

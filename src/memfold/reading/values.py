@@ -17,10 +17,13 @@ from memfold.reading.measures import (
     MULTIPLES,
     SUFFIXED,
     currency_before,
+    duration_unit,
     fmt,
     glued_unit,
     in_base_unit,
+    is_age,
     measure_word,
+    told_duration,
     unit,
     unit_words,
 )
@@ -58,7 +61,6 @@ _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$")
 _VERSION = re.compile(r"^v?\d+(?:\.(?:\d+|x))+$|^v\d+$", re.IGNORECASE)
 _SLASHED = re.compile(r"^(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
-_RATES = frozenset(MULTIPLES)  # "twice an hour": how often, not how long
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,19 +103,17 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             anchor = _ranked(words, span[0])
         elif label:
             kind = "ordinal"  # "floor twelve" names the floor "the 12th floor" does
-        if words[span[-1]].low == "decade":
-            anchor = "year"
-        elif words[span[-1]].low == "hour" and kind == "number":
-            anchor = "hour"  # "an hour", "half an hour"
+        if kind == "number" and duration_unit(words, span):
+            anchor = duration_unit(words, span)  # "an hour", "half a day", "a decade"
         glued = glued_unit(words[span[0]].low)
         if kind == "number" and glued:
             anchor = glued
         if kind == "number" and currency_before(words, span[0]):
             anchor = currency_before(words, span[0])  # "EUR 1200" = "€1,200"
             used.add(span[0] - 1)
-        if kind == "number":
+        if kind == "number" and not is_age(words, span):
             # One scale for a quantity: "15 minutes" = "900 seconds", "an hour" = "60
-            # minutes", "185 cm" = "1.85 m".
+            # minutes", "185 cm" = "1.85 m"; not an age ("7 years old" is "seven").
             key, anchor = in_base_unit(key, anchor)
         if kind == "number" and anchor in CURRENCIES:
             kind, key, anchor = "money", f"{anchor} {key}", ""
@@ -150,7 +150,7 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     if _URL.match(low):
         # An address names one thing, as a value does; a sentence end is not part of it.
         return "url", low.rstrip(".,;:!?)").rstrip("/"), [i]
-    told = told_clock(words, i) or _numeric_date(low, i) or _told_duration(words, i)
+    told = told_clock(words, i) or _numeric_date(low, i) or told_duration(words, i)
     if told is not None:
         return told
     multiple = _told_multiple(words, i)
@@ -231,21 +231,6 @@ def _numeric_date(low: str, i: int) -> tuple[str, str, list[int]] | None:
     else:
         return None  # "3/4": March 4 or 3 April
     return "date", f"{month:02d}-{day:02d}", [i]
-
-
-def _told_duration(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
-    """ "a decade" = "ten years" (its anchor is set to years by ``values``); "an hour" and
-    "half an hour" a duration (not "twice an hour", "$20 an hour": a rate)."""
-    nxt = words[i + 1].low if i + 1 < len(words) else ""
-    if words[i].low in ("a", "one") and nxt == "decade":
-        return "number", "10", [i, i + 1]
-    rate = i > 0 and (words[i - 1].pos in ("NOUN", "NUM") or words[i - 1].low in _RATES)
-    if words[i].low in ("a", "an") and nxt == "hour" and not rate:
-        return "number", "1", [i, i + 1]
-    after = words[i + 2].low if i + 2 < len(words) else ""
-    if words[i].low == "half" and nxt in ("a", "an") and after == "hour":
-        return "number", "0.5", [i, i + 1, i + 2]
-    return None
 
 
 def _told_multiple(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
