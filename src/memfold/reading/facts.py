@@ -11,6 +11,20 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from memfold.reading import parser, tables
+from memfold.reading.clause import (
+    SUBJECT_DEPS,
+    adjuncts_of,
+    contrasted,
+    denied_verb,
+    denies,
+    ends_of,
+    first_noun_after,
+    habitual_past,
+    initial_name,
+    owned_by_of,
+    role_of,
+    slot_of,
+)
 from memfold.reading.keys import (
     THIRD_PRONOUNS,
     WHICH,
@@ -30,13 +44,9 @@ from memfold.reading.model import Reading, Word
 from memfold.reading.parser import read
 from memfold.reading.values import Value, values
 
-_NOUNS = ("NOUN", "PROPN")
 _DETERMINERS = frozenset(("det", "poss", "nummod"))
-_WHEN = ("date", "year", "weekday", "time")
 _MODIFIER_DEPS = frozenset(("amod", "compound", "nmod", "poss"))
 _NEGATIONS = frozenset(("not", "n't", "never", "no", "neither", "nor", "without"))
-_SUBJECT_DEPS = frozenset(("nsubj", "csubj", "expl"))
-_OBJECT_DEPS = frozenset(("dobj", "nsubjpass", "dative", "attr", "oprd", "acomp"))
 # Texts whose facts are kept, derived or loaded: as many as the parser keeps readings.
 _KEPT = 50_000
 _loaded: OrderedDict[str, Facts] = OrderedDict()
@@ -46,7 +56,6 @@ _CONTENT_POS = frozenset(("NOUN", "VERB", "ADJ", "PROPN"))
 _DIRECTIONS = frozenset(("in", "into", "out", "from", "to", "onto", "off", "up", "down", "away"))
 _TOWARD = {"into": "to", "onto": "to"}  # "flew into Lisbon" goes where "flew to" goes
 _COPULA_STATE = ("be", "acomp", "N")  # a slot: an adjective after "is"
-_ENDS = {"to": "to", "into": "to", "onto": "to", "from": "from", "off": "from", "out": "from"}
 
 
 @dataclass(frozen=True)
@@ -170,11 +179,11 @@ def facts_of(reading: Reading) -> Facts:
     denials = tables.word_set("denials")
     for i, word in enumerate(words):
         head = words[word.head]
-        of_owner = word.dep == "pobj" and head.low == "of" and _owned_by_of(words, word)
+        of_owner = word.dep == "pobj" and head.low == "of" and owned_by_of(words, word)
         if word.dep == "poss" or of_owner:
             possessed = words[head.head] if word.dep == "pobj" else head
             owners[norm(possessed.lemma)].add(key.of(i))
-            first = _first_noun_after(words, i)
+            first = first_noun_after(words, i)
             if word.dep == "poss" and first is not None:
                 # "Chiara's deputy signs ...": the parse may hang the owner on "signs"
                 owners[norm(words[first].lemma)].add(key.of(i))
@@ -182,7 +191,7 @@ def facts_of(reading: Reading) -> Facts:
             at = word.head if word.dep in ("neg", "det", "advmod", "preconj") else i
             if words[at].low == "longer" and words[at].dep != "ROOT":
                 at = words[at].head  # "no longer eats meat"
-            elif _contrasted(words, i, at):
+            elif contrasted(words, i, at):
                 at = i + 1  # "held in Salzburg, not Vienna": Vienna is what is denied
             negated.add(norm(words[at].lemma))
             if words[at].pos == "ADP":
@@ -207,13 +216,13 @@ def facts_of(reading: Reading) -> Facts:
                 negated.update(
                     norm(w.lemma) for w in words if w.head == at and w.dep in ("attr", "acomp")
                 )
-        if word.lemma in denials and _denies(words, i):
-            negated.add(_denied_verb(words, i))
+        if word.lemma in denials and denies(words, i):
+            negated.add(denied_verb(words, i))
         if word.low in temporal and word.dep in ("amod", "compound", "nmod", "advmod", "nummod"):
             modifiers.add((word.low, norm(head.lemma)))
         if word.dep in ("nsubjpass", "auxpass"):
             passive.add(word.sent)
-        role = _role(word, words)
+        role = role_of(word, words)
         if role:
             at = head.head if head.dep == "agent" else word.head
             # An apposition names the same one: "Zain, Ayesha's son" / "Ayesha's son Zain".
@@ -247,7 +256,7 @@ def facts_of(reading: Reading) -> Facts:
         if lemma in _NEGATIONS:
             continue
         content.add(lemma)
-        slots[stem(lemma)].add(_slot(words, i))
+        slots[stem(lemma)].add(slot_of(words, i))
         if word.pos == "NOUN":
             nouns.add(lemma)
         if word.pos == "VERB":
@@ -269,7 +278,7 @@ def facts_of(reading: Reading) -> Facts:
     subject_mods = {
         norm(w.lemma): frozenset(modifiers_of.get(i, ()))
         for i, w in enumerate(words)
-        if w.dep in _SUBJECT_DEPS | {"nsubjpass"} and w.pos in ("NOUN", "PROPN")
+        if w.dep in SUBJECT_DEPS | {"nsubjpass"} and w.pos in ("NOUN", "PROPN")
     }
     return Facts(
         text=reading.text,
@@ -280,8 +289,8 @@ def facts_of(reading: Reading) -> Facts:
         modifiers=frozenset(modifiers),
         roles={k: frozenset(v) for k, v in roles.items()},
         subject_mods=subject_mods,
-        adjuncts=_adjuncts(words, found, chains),
-        initial=_initial(words),
+        adjuncts=adjuncts_of(words, found, chains),
+        initial=initial_name(words),
         contrasts=contrasts(words),
         clauses=tuple((norm(words[at].lemma), frozenset(v)) for at, v in sorted(subjects.items())),
         content=frozenset(content),
@@ -305,40 +314,15 @@ def facts_of(reading: Reading) -> Facts:
             and w.dep in ("prt", "prep")
             and words[w.head].pos in ("VERB", "NOUN")
         ),
-        ends=_ends(words),
+        ends=ends_of(words),
         guessed=frozenset(guessed),
-        ended=_habitual_past(words),
+        ended=habitual_past(words),
         value_words=frozenset(used),
         hedged=frozenset(
             norm(words[w.head].lemma)
             for w in words
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
-    )
-
-
-def _contrasted(words: tuple[Word, ...], i: int, at: int) -> bool:
-    """Is the "not" at ``i``, hung on the word ``at`` before it, the start of a contrast
-    ("in Salzburg, not Vienna", "drinks tea, not coffee"), which denies the noun after
-    it, not the one the parse hung it on?"""
-    after = i + 1
-    return (
-        at < i
-        and after < len(words)
-        and words[after].pos in ("NOUN", "PROPN")
-        and words[after].head in (at, words[at].head)
-        and words[i - 1].low in (",", ";", "but", "and")
-    )
-
-
-def _habitual_past(words: tuple[Word, ...]) -> frozenset[str]:
-    """The verbs under "used to" ("The user used to live in Lisbon": live)."""
-    return frozenset(
-        norm(w.lemma)
-        for i, w in enumerate(words)
-        if w.dep == "xcomp"
-        and words[w.head].low == "used"
-        and any(x.head == i and x.low == "to" for x in words)
     )
 
 
@@ -353,121 +337,3 @@ def _periods_as_nouns(words: tuple[Word, ...]) -> tuple[Word, ...]:
         else w
         for w in words
     )
-
-
-def _ends(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:
-    """Where things go to and come from: the object of "to", "into", "onto" or of "from",
-    "off", "out of"."""
-    out = set()
-    for w in words:
-        if w.dep != "pobj":
-            continue
-        prep = words[w.head]
-        way = prep.low
-        if way == "of" and words[prep.head].low == "out":
-            way = "out"
-        end = _ENDS.get(way)
-        if end is not None:
-            out.add((norm(w.lemma), end))
-    return frozenset(out)
-
-
-def _slot(words: tuple[Word, ...], i: int) -> tuple[str, str, str]:
-    """Where word ``i`` stands: its head's stem and its relation to it ("to" for the
-    object of "allergic to"), a conjunct standing where its first conjunct stands."""
-    # A verb after a preposition names an activity where a noun stands ("a budget for
-    # eating out" / "a budget for groceries").
-    named = words[i].pos in (*_NOUNS, "ADJ") or words[i].dep == "pcomp"
-    pos = "N" if named else words[i].pos
-    seen = {i}
-    while words[i].dep == "conj" and words[i].head not in seen:
-        i = words[i].head
-        seen.add(i)
-    word = words[i]
-    head = words[word.head]
-    if word.dep in ("pobj", "pcomp"):
-        return norm_stem(words[head.head].lemma), head.low, pos
-    if word.dep in ("amod", "compound", "nmod"):
-        return norm_stem(head.lemma), "mod", "N"  # which one: "consulting hours"
-    return norm_stem(head.lemma), word.dep, pos
-
-
-def _adjuncts(
-    words: tuple[Word, ...], found: list[Value], chains: dict[int, str]
-) -> frozenset[str]:
-    """Circumstances of a clause (when, where, with whom: a phrase hanging from its verb),
-    as stems, names and value keys: "since 2026", "near the Spree"."""
-    inside: set[int] = set()
-    for i, word in enumerate(words):
-        if word.dep in ("prep", "npadvmod", "advmod", "advcl") and words[word.head].pos in (
-            "VERB",
-            "AUX",
-        ):
-            inside |= _subtree(words, i)
-    out = {v.key for v in found if v.index in inside or v.kind in _WHEN}
-    for i in inside:
-        out.add(chains[i] if i in chains else norm_stem(words[i].lemma))
-    return frozenset(out)
-
-
-def _subtree(words: tuple[Word, ...], root: int) -> set[int]:
-    out = {root}
-    grew = True
-    while grew:
-        more = {j for j, w in enumerate(words) if w.head in out and j not in out}
-        grew = bool(more)
-        out |= more
-    return out
-
-
-def _denies(words: tuple[Word, ...], i: int) -> bool:
-    """A denial word that governs a clause or opens the sentence ("Contrary to that")."""
-    clause = any(w.head == i and w.dep in ("ccomp", "advcl", "xcomp") for w in words)
-    head = words[words[i].head]
-    return clause or (head.dep == "ROOT" and any(w.dep == "ccomp" for w in words)) or i == 0
-
-
-def _denied_verb(words: tuple[Word, ...], i: int) -> str:
-    """The verb of the clause a denial governs (else the sentence's root)."""
-    for j, w in enumerate(words):
-        if w.dep == "ccomp" and j != i:
-            return norm(w.lemma)
-    root = next((w for w in words if w.dep == "ROOT" and w.sent == words[i].sent), words[i])
-    return norm(root.lemma)
-
-
-def _first_noun_after(words: tuple[Word, ...], i: int) -> int | None:
-    """The first noun after an owner and its "'s" (past adjectives), in its sentence."""
-    for j in range(i + 1, min(len(words), i + 5)):
-        if words[j].sent != words[i].sent:
-            return None
-        if words[j].pos in _NOUNS and j not in (i,):
-            return j
-        if words[j].pos not in ("PART", "ADJ", "PUNCT"):
-            return None
-    return None
-
-
-def _initial(words: tuple[Word, ...]) -> str:
-    """The first word when it is capitalized and could be a name the parser missed
-    ("Anjali presents ..." tagged as an adjective); compared only with the other text's
-    names."""
-    if not words or not words[0].text[:1].isupper():
-        return ""
-    return words[0].low if words[0].pos in ("ADJ", "NOUN", "PROPN", "VERB", "X") else ""
-
-
-def _owned_by_of(words: tuple[Word, ...], word: Word) -> bool:
-    """ "the sister of Arjun": a name after "of" owns the noun before it."""
-    of = words[word.head]
-    return word.pos == "PROPN" and words[of.head].pos == "NOUN" and of.dep == "prep"
-
-
-def _role(word: Word, words: tuple[Word, ...]) -> str:
-    if word.dep in _SUBJECT_DEPS:
-        return "subject"
-    if word.dep in _OBJECT_DEPS:
-        return "object"
-    if word.dep == "pobj" and words[word.head].dep == "agent":
-        return "subject"
-    return ""

@@ -1,0 +1,159 @@
+"""Where each word of a parse stands in its clause: its role (subject or object), its
+slot (head and relation), the circumstances a clause adds, what a denial governs, where
+things go to or come from, and who owns a noun by "of". Read by ``facts`` once per text.
+Pure."""
+
+from __future__ import annotations
+
+from memfold.reading.keys import norm, norm_stem
+from memfold.reading.model import Word
+from memfold.reading.values import Value
+
+NOUNS = ("NOUN", "PROPN")
+_WHEN = ("date", "year", "weekday", "time")
+SUBJECT_DEPS = frozenset(("nsubj", "csubj", "expl"))
+_OBJECT_DEPS = frozenset(("dobj", "nsubjpass", "dative", "attr", "oprd", "acomp"))
+_ENDS = {"to": "to", "into": "to", "onto": "to", "from": "from", "off": "from", "out": "from"}
+
+
+def contrasted(words: tuple[Word, ...], i: int, at: int) -> bool:
+    """Is the "not" at ``i``, hung on the word ``at`` before it, the start of a contrast
+    ("in Salzburg, not Vienna", "drinks tea, not coffee"), which denies the noun after
+    it, not the one the parse hung it on?"""
+    after = i + 1
+    return (
+        at < i
+        and after < len(words)
+        and words[after].pos in ("NOUN", "PROPN")
+        and words[after].head in (at, words[at].head)
+        and words[i - 1].low in (",", ";", "but", "and")
+    )
+
+
+def habitual_past(words: tuple[Word, ...]) -> frozenset[str]:
+    """The verbs under "used to" ("The user used to live in Lisbon": live)."""
+    return frozenset(
+        norm(w.lemma)
+        for i, w in enumerate(words)
+        if w.dep == "xcomp"
+        and words[w.head].low == "used"
+        and any(x.head == i and x.low == "to" for x in words)
+    )
+
+
+def ends_of(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:
+    """Where things go to and come from: the object of "to", "into", "onto" or of "from",
+    "off", "out of"."""
+    out = set()
+    for w in words:
+        if w.dep != "pobj":
+            continue
+        prep = words[w.head]
+        way = prep.low
+        if way == "of" and words[prep.head].low == "out":
+            way = "out"
+        end = _ENDS.get(way)
+        if end is not None:
+            out.add((norm(w.lemma), end))
+    return frozenset(out)
+
+
+def slot_of(words: tuple[Word, ...], i: int) -> tuple[str, str, str]:
+    """Where word ``i`` stands: its head's stem and its relation to it ("to" for the
+    object of "allergic to"), a conjunct standing where its first conjunct stands."""
+    # A verb after a preposition names an activity where a noun stands ("a budget for
+    # eating out" / "a budget for groceries").
+    named = words[i].pos in (*NOUNS, "ADJ") or words[i].dep == "pcomp"
+    pos = "N" if named else words[i].pos
+    seen = {i}
+    while words[i].dep == "conj" and words[i].head not in seen:
+        i = words[i].head
+        seen.add(i)
+    word = words[i]
+    head = words[word.head]
+    if word.dep in ("pobj", "pcomp"):
+        return norm_stem(words[head.head].lemma), head.low, pos
+    if word.dep in ("amod", "compound", "nmod"):
+        return norm_stem(head.lemma), "mod", "N"  # which one: "consulting hours"
+    return norm_stem(head.lemma), word.dep, pos
+
+
+def adjuncts_of(
+    words: tuple[Word, ...], found: list[Value], chains: dict[int, str]
+) -> frozenset[str]:
+    """Circumstances of a clause (when, where, with whom: a phrase hanging from its verb),
+    as stems, names and value keys: "since 2026", "near the Spree"."""
+    inside: set[int] = set()
+    for i, word in enumerate(words):
+        if word.dep in ("prep", "npadvmod", "advmod", "advcl") and words[word.head].pos in (
+            "VERB",
+            "AUX",
+        ):
+            inside |= subtree(words, i)
+    out = {v.key for v in found if v.index in inside or v.kind in _WHEN}
+    for i in inside:
+        out.add(chains[i] if i in chains else norm_stem(words[i].lemma))
+    return frozenset(out)
+
+
+def subtree(words: tuple[Word, ...], root: int) -> set[int]:
+    out = {root}
+    grew = True
+    while grew:
+        more = {j for j, w in enumerate(words) if w.head in out and j not in out}
+        grew = bool(more)
+        out |= more
+    return out
+
+
+def denies(words: tuple[Word, ...], i: int) -> bool:
+    """A denial word that governs a clause or opens the sentence ("Contrary to that")."""
+    clause = any(w.head == i and w.dep in ("ccomp", "advcl", "xcomp") for w in words)
+    head = words[words[i].head]
+    return clause or (head.dep == "ROOT" and any(w.dep == "ccomp" for w in words)) or i == 0
+
+
+def denied_verb(words: tuple[Word, ...], i: int) -> str:
+    """The verb of the clause a denial governs (else the sentence's root)."""
+    for j, w in enumerate(words):
+        if w.dep == "ccomp" and j != i:
+            return norm(w.lemma)
+    root = next((w for w in words if w.dep == "ROOT" and w.sent == words[i].sent), words[i])
+    return norm(root.lemma)
+
+
+def first_noun_after(words: tuple[Word, ...], i: int) -> int | None:
+    """The first noun after an owner and its "'s" (past adjectives), in its sentence."""
+    for j in range(i + 1, min(len(words), i + 5)):
+        if words[j].sent != words[i].sent:
+            return None
+        if words[j].pos in NOUNS and j not in (i,):
+            return j
+        if words[j].pos not in ("PART", "ADJ", "PUNCT"):
+            return None
+    return None
+
+
+def initial_name(words: tuple[Word, ...]) -> str:
+    """The first word when it is capitalized and could be a name the parser missed
+    ("Anjali presents ..." tagged as an adjective); compared only with the other text's
+    names."""
+    if not words or not words[0].text[:1].isupper():
+        return ""
+    return words[0].low if words[0].pos in ("ADJ", "NOUN", "PROPN", "VERB", "X") else ""
+
+
+def owned_by_of(words: tuple[Word, ...], word: Word) -> bool:
+    """ "the sister of Arjun": a name after "of" owns the noun before it."""
+    of = words[word.head]
+    return word.pos == "PROPN" and words[of.head].pos == "NOUN" and of.dep == "prep"
+
+
+def role_of(word: Word, words: tuple[Word, ...]) -> str:
+    if word.dep in SUBJECT_DEPS:
+        return "subject"
+    if word.dep in _OBJECT_DEPS:
+        return "object"
+    if word.dep == "pobj" and words[word.head].dep == "agent":
+        return "subject"
+    return ""
