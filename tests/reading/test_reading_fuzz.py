@@ -89,5 +89,5 @@ def test_any_mix_of_odd_pieces_is_read_and_compared() -> None:
     for a, b in pairwise(texts):
         facts(a)
         same_fact(a, b, "newer")
-        supersede_evidence(a, b, 0.5)
+        supersede_evidence(a, b, 0.5, 2)
         binding_problems(b, [a], keep_all=True, max_new_words=2, max_new_nouns=0)

@@ -12,11 +12,11 @@ from memfold.reading.supersede import supersede_evidence
 
 def test_a_later_date_beside_another_name_is_evidence_unless_it_names_a_thing() -> None:
     moved = supersede_evidence(
-        "As of 2021, Lina's bakery was in Leeds.", "In 2023, Lina's bakery is in York.", 0.5
+        "As of 2021, Lina's bakery was in Leeds.", "In 2023, Lina's bakery is in York.", 0.5, 2
     )
     assert moved.found and "later date" in moved.reason
     retreats = supersede_evidence(
-        "The 2024 retreat is in Lisbon.", "The 2025 retreat is in Porto.", 0.5
+        "The 2024 retreat is in Lisbon.", "The 2025 retreat is in Porto.", 0.5, 2
     )
     assert not retreats.found
 

@@ -101,7 +101,7 @@ def test_a_value_changing_verb_needs_its_value(text: str, cues: set[str]) -> Non
 def test_a_cue_the_older_already_says_is_no_change() -> None:
     older = "The delegation was departing on Wednesday and arriving in Oslo on Friday."
     newer = "The delegation arrives in Oslo on Friday and leaves on Sunday."
-    assert not supersede_evidence(older, newer, 0.5).found
+    assert not supersede_evidence(older, newer, 0.5, 2).found
 
 
 def test_an_antonym_is_read_only_where_it_names_no_thing() -> None:

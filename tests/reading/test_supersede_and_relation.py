@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memfold.reading.cues import change_cues
+from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import facts
 from memfold.reading.moved_value import moved_value
 from memfold.reading.relation import Limits, Relation, relate
@@ -33,12 +34,12 @@ def test_change_cues_are_read_as_the_parse_uses_them(text: str, cues: set[str]) 
 
 
 def test_a_change_cue_about_the_same_statement_is_evidence() -> None:
-    found = supersede_evidence("Sam lives in Lyon.", "Sam moved to Berlin.", 0.5)
+    found = supersede_evidence("Sam lives in Lyon.", "Sam moved to Berlin.", 0.5, 2)
     assert found.found and "move" in found.reason
-    other = supersede_evidence("Sam likes tea.", "Sam now lives in Berlin.", 0.5)
+    other = supersede_evidence("Sam likes tea.", "Sam now lives in Berlin.", 0.5, 2)
     assert not other.found and "something else" in other.reason
     budget = ("The launch budget is $30,000.", "The launch budget was revised to $40,000.")
-    assert supersede_evidence(*budget, 0.5).found
+    assert supersede_evidence(*budget, 0.5, 2).found
 
 
 @pytest.mark.parametrize(
@@ -57,7 +58,7 @@ def test_a_change_cue_about_the_same_statement_is_evidence() -> None:
     ],
 )
 def test_a_cue_speaks_of_its_own_clause_only(older: str, newer: str) -> None:
-    found = supersede_evidence(older, newer, 0.5)
+    found = supersede_evidence(older, newer, 0.5, 2)
     assert not found.found and not found.retraction
 
 
@@ -73,7 +74,7 @@ def test_a_cue_speaks_of_its_own_clause_only(older: str, newer: str) -> None:
     ],
 )
 def test_a_cue_over_the_older_statement_is_evidence(older: str, newer: str) -> None:
-    assert supersede_evidence(older, newer, 0.5).found
+    assert supersede_evidence(older, newer, 0.5, 2).found
 
 
 @pytest.mark.parametrize(
@@ -87,14 +88,14 @@ def test_a_cue_over_the_older_statement_is_evidence(older: str, newer: str) -> N
     ],
 )
 def test_a_plan_or_a_guess_leaves_a_fact_standing(plan: str) -> None:
-    assert not supersede_evidence("Tariq lives in Braga.", plan, 0.5).found
+    assert not supersede_evidence("Tariq lives in Braga.", plan, 0.5, 2).found
     assert not change_cues(facts(plan))
 
 
 def test_a_plan_may_change_a_plan() -> None:
     newer = "Ines asked to get the weekly report on Fridays instead."
     older = "Ines wants to get the weekly report on Mondays."
-    assert supersede_evidence(older, newer, 0.5).found
+    assert supersede_evidence(older, newer, 0.5, 2).found
     # The same wish does not retire a fact: its cue is not said to have happened.
     assert not change_cues(facts(newer))
 
@@ -104,26 +105,28 @@ def test_a_later_date_counts_only_beside_another_changed_value() -> None:
         "As of Q4 2023, the team has 12 agents.",
         "As of Q2 2024, the team has 15 agents.",
     )
-    assert supersede_evidence(older, newer, 0.5).found
+    assert supersede_evidence(older, newer, 0.5, 2).found
     retreat = supersede_evidence(
-        "The 2024 retreat is in Lisbon.", "The 2025 retreat is in Lisbon.", 0.5
+        "The 2024 retreat is in Lisbon.", "The 2025 retreat is in Lisbon.", 0.5, 2
     )
     assert not retreat.found
 
 
 def test_a_negation_told_by_an_antonym_is_no_contradiction() -> None:
     same = supersede_evidence(
-        "Ama does not like crowded trains.", "Ama dislikes crowded trains.", 0.5
+        "Ama does not like crowded trains.", "Ama dislikes crowded trains.", 0.5, 2
     )
     assert not same.found and not same.contradiction
-    flip = supersede_evidence("Ama does not like crowded trains.", "Ama likes crowded trains.", 0.5)
+    flip = supersede_evidence(
+        "Ama does not like crowded trains.", "Ama likes crowded trains.", 0.5, 2
+    )
     assert flip.contradiction
 
 
 def test_a_negation_without_a_cue_is_a_contradiction_and_with_one_a_retraction() -> None:
-    flat = supersede_evidence("Carmen is vegan.", "Carmen is not vegan.", 0.5)
+    flat = supersede_evidence("Carmen is vegan.", "Carmen is not vegan.", 0.5, 2)
     assert not flat.found and flat.contradiction
-    cued = supersede_evidence("Carmen is vegan.", "Carmen is no longer vegan.", 0.5)
+    cued = supersede_evidence("Carmen is vegan.", "Carmen is no longer vegan.", 0.5, 2)
     assert cued.found and cued.retraction
 
 
@@ -218,7 +221,7 @@ def test_the_strict_reading_leaves_a_cue_beside_details_told_apart() -> None:
     # sees nothing of the older's replaced (a price dropped, resellers added), leaves it.
     older = "Solomon 5.5 is available in the United States and Canada for about $12,700."
     newer = "Solomon 5.5 is now available in the U.S. and Canada through resellers."
-    assert supersede_evidence(older, newer, 0.5).found
+    assert supersede_evidence(older, newer, 0.5, 2).found
     assert relate(older, newer, LOOSE).relation is Relation.CHANGED
     assert relate(older, newer, STRICT).relation is not Relation.CHANGED
 
@@ -229,13 +232,13 @@ def test_a_cue_in_a_clause_about_another_subject_is_no_evidence() -> None:
         "Although Republicans now hold every statewide office, the state's congressional "
         "delegation comprises 17 Democrats and 15 Republicans."
     )
-    evidence = supersede_evidence(older, newer, 0.5)
+    evidence = supersede_evidence(older, newer, 0.5, 2)
     assert not evidence.found and "another subject" in evidence.reason
     # The clause that names the older's subject, or a pronoun for it, still speaks of it.
     moved = "Nasrin lives in Tehran with her parents."
-    assert supersede_evidence(moved, "She left Tehran and now lives in Toronto.", 0.5).found
+    assert supersede_evidence(moved, "She left Tehran and now lives in Toronto.", 0.5, 2).found
     manager = "The user's manager is Greg Holloway."
-    assert supersede_evidence(manager, "Patricia Nwosu is now the user's manager.", 0.5).found
+    assert supersede_evidence(manager, "Patricia Nwosu is now the user's manager.", 0.5, 2).found
 
 
 def test_an_adjective_cue_replaces_only_a_known_thing() -> None:
@@ -247,9 +250,9 @@ def test_an_adjective_cue_replaces_only_a_known_thing() -> None:
 
 def test_the_start_of_the_state_the_older_states_is_no_change() -> None:
     works = "Ana works at Stripe."
-    assert not supersede_evidence(works, "Ana started working at Stripe in May.", 0.5).found
+    assert not supersede_evidence(works, "Ana started working at Stripe in May.", 0.5, 2).found
     # Starting something else is.
-    assert supersede_evidence("Ravi drives to work.", "Ravi started cycling to work.", 0.5).found
+    assert supersede_evidence("Ravi drives to work.", "Ravi started cycling to work.", 0.5, 2).found
 
 
 def test_a_period_word_is_the_period_it_names() -> None:
@@ -319,7 +322,7 @@ def test_what_the_older_says_ended_is_history() -> None:
 )
 def test_a_value_told_anew_under_a_cue_is_a_change(older: str, newer: str, moved: str) -> None:
     assert moved_value(older, newer) == moved
-    evidence = supersede_evidence(older, newer, 0.5)
+    evidence = supersede_evidence(older, newer, 0.5, 2)
     assert evidence.found and evidence.value
     reading = relate(older, newer, STRICT)
     assert reading.relation is Relation.CHANGED and reading.value_only
@@ -376,12 +379,14 @@ def test_what_is_no_value_told_anew(older: str, newer: str) -> None:
     ],
 )
 def test_a_cue_does_not_join_two_events_or_a_goal_and_an_actual(older: str, newer: str) -> None:
-    assert not supersede_evidence(older, newer, 0.5).found
+    assert not supersede_evidence(older, newer, 0.5, 2).found
 
 
 def test_a_day_something_moved_to_is_a_change() -> None:
     older = "Teo's dentist appointment is on March 3."
-    assert supersede_evidence(older, "Teo's dentist appointment was moved to March 10.", 0.5).found
+    assert supersede_evidence(
+        older, "Teo's dentist appointment was moved to March 10.", 0.5, 2
+    ).found
 
 
 def test_a_thing_aimed_at_is_not_the_thing_done() -> None:
@@ -442,3 +447,48 @@ def test_a_switch_from_the_older_thing_to_another_tells_it_anew() -> None:
     assert relate(older, newer, STRICT).relation is Relation.CHANGED
     # Nor is it a restatement that adds a detail.
     assert restatement_differences(older, newer, 2, 2)
+
+
+def test_a_switch_from_the_older_things_to_another_is_evidence() -> None:
+    # The older's thing is what the change left: however few words the two share.
+    older = "The user's team uses Jira for issue tracking."
+    newer = "The user's team has since migrated from Jira to Linear."
+    assert supersede_conflicts(older, newer) == []
+    found = supersede_evidence(older, newer, 0.5, 2)
+    assert found.found and "left jira" in found.reason
+    # "goes to the NAS" / "from the NAS to B2": the move is the change, not a direction
+    # told two ways.
+    nas = "The user's backups go to a Synology NAS."
+    switched = "The user switched their backups from the Synology NAS to Backblaze B2."
+    assert supersede_conflicts(nas, switched) == []
+    assert supersede_evidence(nas, switched, 0.5, 2).found
+    # Without a cue it is no change ("flew from Lyon to Porto").
+    assert not supersede_evidence(
+        "Ana lives in Lyon.", "Ana flew from Lyon to Porto for a conference.", 0.5, 2
+    ).found
+
+
+def test_a_relative_of_the_older_person_is_another_subject() -> None:
+    older = "Ana works at Google."
+    assert supersede_conflicts(older, "Ana's sister switched from Google to Meta.")
+    assert supersede_conflicts(older, "Ana's sister moved to Meta.")
+    assert supersede_conflicts(older, "Ana now works at Meta.") == []
+    # A thing of the person's is still about the person.
+    assert supersede_conflicts("The user pays $1,800 rent.", "The user's rent is now $1,950.") == []
+
+
+def test_turning_an_age_is_a_change() -> None:
+    older = "Noor's son is 8 years old."
+    assert supersede_evidence(older, "Noor's son turned 9 in April.", 0.5, 2).found
+    # Without the verb, another age alone is no change.
+    assert not supersede_evidence(older, "Noor's son was 9 in April.", 0.5, 2).found
+
+
+def test_a_later_date_beside_a_word_told_anew_is_evidence() -> None:
+    older = "In 2022, Thandiwe's job title was junior analyst."
+    found = supersede_evidence(older, "In 2024, Thandiwe's job title is senior analyst.", 0.5, 2)
+    assert found.found and "later date" in found.reason
+    # Without a word or value told anew, a later date alone names another thing.
+    assert not supersede_evidence(
+        older, "In 2024, Thandiwe's job title is junior analyst.", 0.5, 2
+    ).found

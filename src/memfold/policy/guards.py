@@ -230,7 +230,9 @@ def _check_supersede(
     new value in the same words, or an update-channel candidate) and evidence of a change
     the parse can read. ``difference`` is what the readings saw, for the log."""
     old = target.memory
-    evidence = supersede_evidence(old.text, new.text, settings.supersede_min_overlap)
+    evidence = supersede_evidence(
+        old.text, new.text, settings.supersede_min_overlap, settings.swap_max_words
+    )
     floors = []
     if evidence.value or new_value_only(old.text, new.text, settings.swap_max_words):
         floors.append(settings.value_update_min_similarity)

@@ -66,10 +66,12 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     a, b = facts(older), facts(newer)
     found = [*_modifiers(a, b), *owners(a, b), *roles(a, b, ("subject",)), *_persons(a, b)]
     found += _ended(a, b)  # what the older says ended is history, whatever comes after
-    found += _directions(a, b) + _subject_names(a, b)
+    # "goes to the NAS" / "switched from the NAS to B2": the move is the change itself.
+    found += _directions(a, b, besides=switched_from(a, b)) + _subject_names(a, b)
     subjects = {w for _, keys in a.clauses for key in keys for w in key.split()}
     if subjects and not {stem(w) for w in subjects} & b.every_stem:
         found += new_owned(a, b)  # of the older's subject, the newer says nothing
+    found += _relative_subject(a, b)
     dates_a = {v.key for v in a.values if v.kind in _DATED}
     dates_b = {v.key for v in b.values if v.kind in _DATED}
     if a.past and b.past and _other_time(a, b):
@@ -80,6 +82,24 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
             )
         )
     return found
+
+
+def _relative_subject(a: Facts, b: Facts) -> list[Difference]:
+    """The older's person is in the newer only as the owner of its subject, a relative or
+    another person by relation (``data/relations.txt``): "Ana works at Google" / "Ana's
+    sister switched from Google to Meta" is about the sister ("The user's rent is now"
+    is still the user's)."""
+    ours = _subject_persons(a)
+    theirs = {s for _, subjects in b.clauses for s in subjects}
+    relations = tables.word_set("relations")
+    out = []
+    for person in sorted(ours - theirs):
+        owned = sorted(
+            t for t in theirs if t in relations and person in b.owners.get(t, frozenset())
+        )
+        if owned:
+            out.append(Difference("owner", f"'{owned[0]}' of '{person}' in the newer text"))
+    return out
 
 
 def _other_time(a: Facts, b: Facts) -> bool:
@@ -188,24 +208,32 @@ def _subject_persons(f: Facts) -> set[str]:
 def moved_from(a: Facts, b: Facts) -> list[Difference]:
     """``b`` tells ``a``'s thing as where something came from, going to another: "is
     Thunderbird" / "switched from Thunderbird to Apple Mail"."""
-    left = sorted(p for p, e in b.ends if e == "from" and stem(p) in a.every_stem)
-    gone = sorted(p for p, e in b.ends if e == "to" and stem(p) not in a.every_stem)
-    if left and gone:
+    left = switched_from(a, b)
+    if left:
+        gone = sorted(p for p, e in b.ends if e == "to" and stem(p) not in a.every_stem)
         return [Difference("role", f"from {listed(left)} to {listed(gone)} in one text only")]
     return []
 
 
-def _directions(a: Facts, b: Facts) -> list[Difference]:
+def switched_from(a: Facts, b: Facts) -> set[str]:
+    """The things of ``a``'s that ``b`` says something went from, to another thing:
+    "uses Jira" / "migrated from Jira to Linear" (Jira)."""
+    left = {p for p, e in b.ends if e == "from" and stem(p) in a.every_stem}
+    gone = {p for p, e in b.ends if e == "to" and stem(p) not in a.every_stem}
+    return left if gone else set()
+
+
+def _directions(a: Facts, b: Facts, besides: set[str] | None = None) -> list[Difference]:
     """One verb going two ways ("moved out of the flat" / "moved into the flat"), or one
     place gone to in one text and come from in the other ("taken to hospital" /
-    "released from hospital")."""
+    "released from hospital"), but for the places ``besides``."""
     out = []
     for verb in sorted({v for v, _ in a.directions} & {v for v, _ in b.directions}):
         ours = {d for v, d in a.directions if v == verb}
         theirs = {d for v, d in b.directions if v == verb}
         if ours - theirs and theirs - ours:
             out.append(Difference("role", f"'{verb}' {listed(ours)} / {listed(theirs)}"))
-    for place in sorted({p for p, _ in a.ends} & {p for p, _ in b.ends}):
+    for place in sorted({p for p, _ in a.ends} & {p for p, _ in b.ends} - (besides or set())):
         ours = {e for p, e in a.ends if p == place}
         theirs = {e for p, e in b.ends if p == place}
         if ours != theirs and len(ours) == len(theirs) == 1:

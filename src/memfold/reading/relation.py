@@ -124,7 +124,7 @@ def relate(older: str, newer: str, limits: Limits) -> PairReading:
         return PairReading(Relation.SAYS_MORE, f"the newer says it all and more ({backward[0]})")
     if not backward:
         return PairReading(Relation.SAYS_LESS, f"the older already says it all ({forward[0]})")
-    evidence = supersede_evidence(older, newer, limits.min_overlap)
+    evidence = supersede_evidence(older, newer, limits.min_overlap, limits.swap_max)
     value_only = evidence.found and (
         evidence.value or new_value_only(older, newer, limits.swap_max)
     )

@@ -19,10 +19,12 @@ from memfold.reading.cues import (
     cue_spans,
     plan_or_wish,
 )
+from memfold.reading.difference import switched_from
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import norm, norm_stem, stem, table_stems
 from memfold.reading.moved_value import is_goal, moved_value
 from memfold.reading.polarity import said_by_antonym
+from memfold.reading.restatement import substitutions
 
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
 _AMOUNTS = ("number", "money", "percent")
@@ -46,9 +48,10 @@ class Evidence:
     value: bool = False
 
 
-def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
+def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int) -> Evidence:
     """May ``newer`` retire ``older``? See the module docstring; the caller has checked
-    ``supersede_conflicts``."""
+    ``supersede_conflicts``. ``swap_max``: as many words in the same place as a later
+    date may show changed (``restatement.substitutions``)."""
     a, b = facts(older), facts(newer)
     # A plan or a wish ("is going to move") changes only a plan or a wish ("wants daily
     # emails" / "asked for weekly ones instead"), never a fact that still holds.
@@ -66,7 +69,7 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
     scope = cue_scope(b, at) if spans else None
     # A later date is evidence only beside another value that changed ("As of 2023, 12
     # agents" / "As of 2024, 15 agents"); alone it names another one ("the 2024 retreat").
-    later = later_date(a, b) if _other_value_changed(a, b) else ""
+    later = later_date(a, b) if _other_value_changed(a, b, swap_max) else ""
     retracted = sorted(w for w in b.negated - a.negated if stem(w) in a.every_stem)
     if not cues and not later:
         # A negation the newer tells by an antonym agrees ("does not like" / "dislikes").
@@ -91,10 +94,15 @@ def supersede_evidence(older: str, newer: str, min_overlap: float) -> Evidence:
         reason = f"the newer memory retracts {', '.join(retracted)} ({shown})"
         return Evidence(True, reason, retraction=True)
     moved = moved_value(older, newer, plans) if cues else ""
+    # "uses Jira" / "migrated from Jira to Linear": the older's thing is what the change
+    # left, however few other words the two share.
+    left = sorted(switched_from(a, b)) if cues and not moved else []
     overlap = core_overlap(a, b, scope)
-    apart = "" if moved else _apart(a, b)
+    apart = "" if moved or left else _apart(a, b)
     if apart:
         return Evidence(False, f"{shown}, but {apart}")
+    if left:
+        return Evidence(True, f"{shown}: the change left {', '.join(left)} for another")
     if moved:
         # One value of the older's told anew: the fact changed, however few of the
         # other words the two messages share.
@@ -264,9 +272,12 @@ def subject_words(f: Facts) -> set[str]:
     return {w for key in keys for w in key.split()}
 
 
-def _other_value_changed(a: Facts, b: Facts) -> bool:
+def _other_value_changed(a: Facts, b: Facts, swap_max: int) -> bool:
     """A value or a name that is not a date was told in place of another ("12 agents" /
-    "15 agents", "located in Valencia" / "located in Barcelona")."""
+    "15 agents", "located in Valencia" / "located in Barcelona"), or a word in the same
+    place ("junior analyst" / "senior analyst")."""
     undated_a = {v.show() for v in a.values if v.kind not in _WHEN} | a.names
     undated_b = {v.show() for v in b.values if v.kind not in _WHEN} | b.names
-    return bool(undated_a - undated_b and undated_b - undated_a)
+    if undated_a - undated_b and undated_b - undated_a:
+        return True
+    return bool(substitutions(a.text, b.text, swap_max))

@@ -240,7 +240,8 @@ def _no_supersede_evidence(ctx: Context, item: QueueItem) -> str | None:
     conflicts = supersede_conflicts(older.text, newer.text)
     if conflicts:
         return f"SUPERSEDED, but about another thing: {conflicts[0]}"
-    evidence = supersede_evidence(older.text, newer.text, overlap)
+    swap_max = ctx.settings.consolidation.swap_max_words
+    evidence = supersede_evidence(older.text, newer.text, overlap, swap_max)
     return None if evidence.found else f"SUPERSEDED without evidence: {evidence.reason}"
 
 
