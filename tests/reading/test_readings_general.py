@@ -4,8 +4,9 @@ another, a general noun that names a kind, a sentence-initial noun that modifies
 
 from __future__ import annotations
 
-from memfold.reading.difference import same_fact, supersede_conflicts
+from memfold.reading.difference import fold_conflicts, same_fact, supersede_conflicts
 from memfold.reading.facts import facts
+from memfold.reading.parser import read
 from memfold.reading.restatement import substitutions
 from memfold.reading.supersede import supersede_evidence
 
@@ -78,3 +79,18 @@ def test_a_sentences_last_word_is_read_without_the_stop_left_on_it() -> None:
     going_on = facts(f"The staging deploy key is {key}, rotated monthly.")
     assert ended.names == going_on.names
     assert facts("Ana moved to the U.S.").names >= {"u.s."}  # an abbreviation keeps its stops
+
+
+def test_a_superlative_cut_to_no_known_base_keeps_its_word() -> None:
+    # "pytest" tagged as a superlative is no "pyt"; "latest" is still "late".
+    lemmas = {
+        w.text: w.lemma for w in read("The repo's tests run on pytest, the latest one.").words
+    }
+    assert lemmas["pytest"] == "pytest" and lemmas["latest"] == "late"
+
+
+def test_a_verb_denied_of_a_thing_held_after_a_preposition_is_a_flip() -> None:
+    older = "The repo's tests are written with pytest."
+    flipped = fold_conflicts(older, "The repo does not use pytest for any of its tests.")
+    assert [d.kind for d in flipped] == ["polarity"]
+    assert fold_conflicts(older, "The repo uses pytest for all of its tests.") == []

@@ -14,6 +14,7 @@ en_core_web_sm``) or the same model re-published on PyPI as ``en-core-web-sm-vbs
 
 from __future__ import annotations
 
+import functools
 import gc
 import importlib
 import importlib.metadata
@@ -217,7 +218,7 @@ def _reading(text: str, doc: Any) -> Reading:
     words = tuple(
         Word(
             text=_unstopped(t),
-            lemma=_unstopped(t, t.lemma_).lower(),
+            lemma=_lemma(t),
             pos=t.pos_,
             tag=t.tag_,
             dep=t.dep_,
@@ -233,6 +234,25 @@ def _reading(text: str, doc: Any) -> Reading:
         for i, w in enumerate(words)
     )
     return Reading(text, _verb_read_as_compound(fixed))
+
+
+def _lemma(token: Any) -> str:
+    """The token's lemma, but a comparative or superlative the lemmatizer cut to a base
+    it does not know is the word itself ("pytest" read as an adjective is no "pyt")."""
+    lemma = _unstopped(token, token.lemma_).lower()
+    if token.tag_ in ("JJR", "JJS") and lemma != token.lower_ and lemma not in _adjectives():
+        return _unstopped(token).lower()
+    return lemma
+
+
+@functools.cache
+def _adjectives() -> frozenset[str]:
+    """The adjectives the model's rule lemmatizer knows (its "lemma_index")."""
+    try:
+        index = _load().get_pipe("lemmatizer").lookups.get_table("lemma_index")
+        return frozenset(index["adj"])
+    except (KeyError, ValueError, AttributeError):
+        return frozenset()
 
 
 def _unstopped(token: Any, text: str | None = None) -> str:

@@ -46,7 +46,8 @@ def polarity(a: Facts, b: Facts) -> list[Difference]:
 
 def _denied_over(a: Facts, b: Facts) -> list[Difference]:
     """A verb ``b`` negates over a thing ``a`` holds under a verb it does not negate:
-    "can't stand spicy food" / "loves eating spicy food". The word check above reads only
+    "can't stand spicy food" / "loves eating spicy food", "does not use pytest" / "are
+    written with pytest". The word check above reads only
     a negated word both texts name; here the verbs differ and the thing is shared. A
     negated antonym agrees ("does not like" / "hates")."""
     said = {
@@ -71,12 +72,29 @@ def _denied_over(a: Facts, b: Facts) -> list[Difference]:
         opposite = {y for *_, x, y in pairs if x == denied} | {
             x for *_, x, y in pairs if y == denied
         }
-        shared = sorted(b.roles.get((verb, "object"), frozenset()) & said)
+        objects = b.roles.get((verb, "object"), frozenset())
+        shared = sorted(objects & said) or sorted(k for k in objects if _held_by(a, k))
         if shared and not opposite & held:
             found.append(
                 Difference("polarity", f"'{verb}' denied of '{shared[0]}' in one text only")
             )
     return found
+
+
+def _held_by(f: Facts, key: str) -> bool:
+    """``f`` names each word of ``key`` as a thing a verb it does not negate takes, after
+    a preposition too: "tests are written with pytest" holds pytest."""
+    negated = {norm_stem(w) for w in f.negated}
+    words = [stem(w) for w in key.split()]
+    return (
+        bool(words)
+        and all(
+            any(pos == "N" and how != "mod" and head not in negated for head, how, pos in slots)
+            for slots in (f.slots.get(w, frozenset()) for w in words)
+            if slots
+        )
+        and all(w in f.slots for w in words)
+    )
 
 
 def _negated_stems(f: Facts) -> frozenset[str]:
