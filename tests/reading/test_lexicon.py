@@ -118,53 +118,42 @@ def _write_derivations(folder: Path) -> None:
         (folder / f"index.{part}").write_text("".join(found), encoding="latin-1")
 
 
-def test_a_word_derived_from_another_is_told_by_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def derivations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     _write_derivations(tmp_path)
     monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
     lexicon.lexicon.cache_clear()
-    try:
-        assert lexicon.related("player", "NOUN") == {"play"}
-        assert lexicon.related("play", "VERB") == {"player"}
-        older, newer = "Farid plays the oud.", "Farid is an oud player."
-        assert [d for d in same_fact(older, newer, "newer") if d.kind == "word"] == []
-        # "the user" is no form of "uses": a subject is never the derived word.
-        used = same_fact("The user uses Rust.", "The user prefers Rust.", "newer")
-        assert any("'use'" in d.detail for d in used)
-    finally:
-        lexicon.lexicon.cache_clear()
-
-
-def test_an_ordinal_or_a_name_told_in_a_derived_form_is_the_same(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _write_derivations(tmp_path)
-    monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
+    yield tmp_path
     lexicon.lexicon.cache_clear()
-    try:
-        # The same rank of a noun derived from the other's: one value.
-        older = "The user's daughter Leila is in fourth grade."
-        assert (
-            restatement_differences(older, "Leila, the user's daughter, is a fourth grader.", 2, 2)
-            == []
-        )
-        assert restatement_differences(
-            older, "Leila, the user's daughter, is a fifth grader.", 2, 2
-        )
-        # A name derived from a place WordNet knows: "European" travel is in Europe.
-        trains = "The user prefers trains for European travel."
-        assert (
-            restatement_differences(
-                trains, "The user prefers trains when travelling in Europe.", 2, 2
-            )
-            == []
-        )
-        assert restatement_differences(
-            trains, "The user prefers trains when travelling in Asia.", 2, 2
-        )
-    finally:
-        lexicon.lexicon.cache_clear()
+
+
+@pytest.mark.usefixtures("derivations")
+def test_a_word_derived_from_another_is_told_by_it() -> None:
+    assert lexicon.related("player", "NOUN") == {"play"}
+    assert lexicon.related("play", "VERB") == {"player"}
+    older, newer = "Farid plays the oud.", "Farid is an oud player."
+    assert [d for d in same_fact(older, newer, "newer") if d.kind == "word"] == []
+    # "the user" is no form of "uses": a subject is never the derived word.
+    used = same_fact("The user uses Rust.", "The user prefers Rust.", "newer")
+    assert any("'use'" in d.detail for d in used)
+
+
+@pytest.mark.usefixtures("derivations")
+def test_an_ordinal_or_a_name_told_in_a_derived_form_is_the_same() -> None:
+    # The same rank of a noun derived from the other's: one value.
+    older = "The user's daughter Leila is in fourth grade."
+    assert (
+        restatement_differences(older, "Leila, the user's daughter, is a fourth grader.", 2, 2)
+        == []
+    )
+    assert restatement_differences(older, "Leila, the user's daughter, is a fifth grader.", 2, 2)
+    # A name derived from a place WordNet knows: "European" travel is in Europe.
+    trains = "The user prefers trains for European travel."
+    assert (
+        restatement_differences(trains, "The user prefers trains when travelling in Europe.", 2, 2)
+        == []
+    )
+    assert restatement_differences(trains, "The user prefers trains when travelling in Asia.", 2, 2)
 
 
 @pytest.mark.usefixtures("no_wordnet")
