@@ -86,14 +86,12 @@ def _held_by(f: Facts, key: str) -> bool:
     a preposition too: "tests are written with pytest" holds pytest."""
     negated = {norm_stem(w) for w in f.negated}
     words = [stem(w) for w in key.split()]
-    return (
-        bool(words)
-        and all(
-            any(pos == "N" and how != "mod" and head not in negated for head, how, pos in slots)
-            for slots in (f.slots.get(w, frozenset()) for w in words)
-            if slots
+    return bool(words) and all(
+        any(
+            pos == "N" and how != "mod" and head not in negated
+            for head, how, pos in f.slots.get(w, ())
         )
-        and all(w in f.slots for w in words)
+        for w in words
     )
 
 
