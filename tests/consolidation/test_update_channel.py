@@ -126,6 +126,13 @@ def test_channel_off_leaves_the_update_unjudged(db_path: Path, embedder: LocalEm
         ),
         ("The user edits code in Vim.", "Ama switched from Vim to Helix.", False),  # another person
         ("The user edits code in Vim.", "The user switched from Emacs to Helix.", False),
+        # what "replaced" takes is where the change came from, a name by its last word
+        ("Lena drives a 2015 Honda Civic.", "Lena replaced her Civic with a Skoda Enyaq.", True),
+        ("Lena drives a 2015 Honda Civic.", "Lena replaced her bike with a Skoda.", False),
+        # what a copula says of someone's thing is its value, the thing its attribute
+        ("The user's login shell is fish.", "The user changed their login shell to zsh.", True),
+        ("The user's login shell is fish.", "The user changed their editor to Zed.", False),
+        ("The user's login shell is fish.", "Kai changed his login shell to zsh.", False),
     ],
 )
 def test_subject_and_attribute_match(older: str, newer: str, matches: bool) -> None:

@@ -55,6 +55,9 @@ def test_wording_alone_is_no_difference(older: str, newer: str) -> None:
         ("Aiko grew up in Sapporo.", "Aiko's husband grew up in Sapporo.", "role"),
         ("Ana broke her wrist in 2018.", "Ana broke her ankle in 2020.", "event"),
         ("Sofia's team is Atlas.", "Sofia's former team is Orion.", "modifier"),
+        # history stays true whatever is said of the present
+        ("Tom's former employer was Deloitte.", "Tom currently works at KPMG.", "modifier"),
+        ("Tom used to live in Lisbon.", "Tom moved to Porto.", "modifier"),
     ],
 )
 def test_a_text_about_another_thing_supersedes_nothing(older: str, newer: str, kind: str) -> None:
@@ -107,6 +110,11 @@ def test_a_negating_prefix_is_a_polarity_flip_unless_the_base_is_negated() -> No
         assert "polarity" in kinds, (older, newer)
     agree = same_fact("The user cannot tolerate lactose.", "The user is lactose intolerant.")
     assert "polarity" not in {d.kind for d in agree}
+
+
+def test_a_negated_copula_denies_where_it_says_one_is() -> None:
+    found = same_fact("Nadia leads the mobile team.", "Nadia is not on the mobile team.")
+    assert any(d.kind == "polarity" and "team" in d.detail for d in found), found
 
 
 def test_a_hyphenated_word_is_read_with_its_parts() -> None:
@@ -246,3 +254,33 @@ def test_someone_who_has_a_relative_owns_that_relative() -> None:
     assert restatement_differences(older, "Marco has a sister who lives in Toronto.", 2, 2) == []
     assert restatement_differences(older, "Ana has a sister who lives in Toronto.", 2, 2)
     assert restatement_differences(older, "Marco has a brother who lives in Toronto.", 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Acme employs Tom.", "Tom works at Acme."),
+        ("Gareth works for the National Health Service.", "Gareth is employed by the NHS."),
+        ("Priya works as a nurse at St. Luke's.", "At St. Luke's, Priya is employed as a nurse."),
+    ],
+)
+def test_a_verb_told_from_the_other_side_is_one_fact(older: str, newer: str) -> None:
+    assert restatement_differences(older, newer, 2, 2) == []
+
+
+def test_a_verb_told_from_the_other_side_keeps_who_is_who() -> None:
+    found = same_fact("Ana employs Tom.", "Tom employs Ana.")
+    assert [d for d in found if d.kind == "role"], found
+    found = same_fact("Ana employs Tom.", "Ana works for Tom.")
+    assert [d for d in found if d.kind == "role"], found
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The API gateway runs in production.", "The API gateway runs in prod."),
+        ("Ravi's Kubernetes namespace is qa-sandbox.", "Ravi's K8s namespace is qa-sandbox."),
+    ],
+)
+def test_a_short_form_says_its_word(older: str, newer: str) -> None:
+    assert restatement_differences(older, newer, 2, 2) == []

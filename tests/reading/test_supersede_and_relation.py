@@ -71,10 +71,18 @@ def test_a_cue_speaks_of_its_own_clause_only(older: str, newer: str) -> None:
             "Freya now prefers to hold meetings in the morning.",
         ),
         ("Yusuf eats meat.", "Yusuf no longer eats meat."),
+        # the thing whose value a copula tells, told again with a new one
+        ("The user's login shell is fish.", "The user changed their login shell to zsh."),
+        ("Lena drives a 2015 Honda Civic.", "Lena replaced her Civic with a Skoda Enyaq."),
     ],
 )
 def test_a_cue_over_the_older_statement_is_evidence(older: str, newer: str) -> None:
     assert supersede_evidence(older, newer, 0.5, 2).found
+
+
+def test_a_change_to_what_someones_thing_owns_is_no_new_value_of_it() -> None:
+    older, newer = "The user's login shell is fish.", "The user changed their login shell's theme."
+    assert not supersede_evidence(older, newer, 0.5, 2).found
 
 
 @pytest.mark.parametrize(
@@ -188,6 +196,10 @@ def test_what_is_no_restatement(older: str, newer: str, why: str) -> None:
         ("The user likes coffee.", "The user doesn't like coffee.", Relation.CONTRADICTS),
         ("The user likes coffee.", "The user plays tennis on weekends.", Relation.OTHER),
         ("The user has a cat.", "Does the user have a cat?", Relation.OTHER),
+        # an article or "one" counts one: another count is neither more nor less
+        ("Merges need two approvals.", "Merges need only one approval.", Relation.OTHER),
+        ("The user has a cat.", "The user has two cats.", Relation.OTHER),
+        ("The team has one designer.", "The team now has two designers.", Relation.CHANGED),
     ],
 )
 def test_how_a_newer_text_stands_to_an_older(older: str, newer: str, relation: Relation) -> None:

@@ -36,7 +36,7 @@ from memfold.reading.keys import stem, table_stems
 from memfold.reading.moved_value import moved_value
 from memfold.reading.restatement import new_value_only
 from memfold.reading.supersede import attribute as supersede_attribute
-from memfold.reading.supersede import implied_words, named_stems
+from memfold.reading.supersede import implied_words, named_stems, owned_overlap
 
 __all__ = ["channel_open", "channel_query", "has_cue", "update_candidates", "update_match"]
 
@@ -65,7 +65,9 @@ def update_match(older: str, newer: str, min_overlap: float, swap_max: int = 2) 
     if not attribute:
         return ""
     named = named_stems(b)
-    share = len(attribute & named) / len(attribute)
+    # "The user's default shell is bash" / "changed their default shell to zsh": the
+    # thing whose value a copula tells is told again.
+    share = max(len(attribute & named) / len(attribute), owned_overlap(a, b))
     if share == 0 or (
         share < min_overlap
         and not new_value_only(older, newer, swap_max)
@@ -84,11 +86,27 @@ def update_match(older: str, newer: str, min_overlap: float, swap_max: int = 2) 
 
 def left_behind(a: Facts, b: Facts) -> str:
     """A name of ``a`` that ``b``'s change cue says it came from ("migrated from
-    Jenkins", "switched from Vim"), or ""."""
+    Jenkins", "switched from Vim", "replaced their Corolla with a Kia"), or ""."""
     at = {j for i, n, _ in cue_spans(b) for j in range(i, i + n)}
     froms = {j for j, low in enumerate(b.lows) if low == "from" and b.heads[j] in at}
-    objects = {b.lows[j] for j in range(len(b.lows)) if _under(b, j, froms)}
-    return next((n for n in sorted(a.names & b.names) if set(n.split()) <= objects), "")
+    # what "replaced" takes is what went
+    gone = {j for j in froms} | {
+        j
+        for j, dep in enumerate(b.deps)
+        if dep == "dobj" and b.heads[j] in at and b.lemmas[b.heads[j]] == "replace"
+    }
+    objects = {b.lows[j] for j in range(len(b.lows)) if _under(b, j, gone)}
+    objects |= {b.lows[j] for j in gone - froms}
+    # the name whole or by its last words ("Toyota Corolla" / "their Corolla")
+    return next(
+        (
+            n
+            for n in sorted(a.names)
+            for m in sorted(b.names)
+            if set(m.split()) <= set(n.split()) and set(m.split()) <= objects
+        ),
+        "",
+    )
 
 
 def _under(f: Facts, j: int, heads: set[int]) -> bool:

@@ -43,13 +43,19 @@ def habitual_past(words: tuple[Word, ...]) -> frozenset[str]:
 
 def ends_of(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:
     """Where things go to and come from: the object of "to", "into", "onto" or of "from",
-    "off", "out of"."""
+    "off", "out of"; what "replaced" takes comes from, what it is replaced with goes to
+    ("replaced their Corolla with a Kia")."""
     out = set()
     for w in words:
+        head = words[w.head]
+        if w.dep == "dobj" and head.lemma == "replace":
+            out.add((norm(w.lemma), "from"))
         if w.dep != "pobj":
             continue
         prep = words[w.head]
         way = prep.low
+        if way == "with" and words[prep.head].lemma == "replace":
+            way = "to"
         if way == "of" and words[prep.head].low == "out":
             way = "out"
         end = _ENDS.get(way)

@@ -29,6 +29,7 @@ WORDING = ("word", "relation")
 _DATED = ("date", "year")
 _TOLD = frozenset(("VBD", "VBZ", "VBP", "VBN"))
 _SUBJECTS = frozenset(("nsubj", "nsubjpass", "csubj"))
+_ONE = frozenset(("a", "an", "one", "single"))
 
 
 def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Difference]:
@@ -66,6 +67,7 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     a, b = facts(older), facts(newer)
     found = [*_modifiers(a, b), *owners(a, b), *roles(a, b, ("subject",)), *_persons(a, b)]
     found += _ended(a, b)  # what the older says ended is history, whatever comes after
+    found += _history(a, b)
     # "goes to the NAS" / "switched from the NAS to B2": the move is the change itself.
     found += _directions(a, b, besides=switched_from(a, b)) + _subject_names(a, b)
     subjects = {w for _, keys in a.clauses for key in keys for w in key.split()}
@@ -155,6 +157,23 @@ def _modifiers(a: Facts, b: Facts) -> list[Difference]:
         Difference("modifier", f"'{mod} {noun}' in one text only")
         for mod, noun in sorted(a.modifiers ^ b.modifiers)
         if stem(noun) in (b.every_stem if (mod, noun) in a.modifiers else a.every_stem)
+    ]
+
+
+def _history(a: Facts, b: Facts) -> list[Difference]:
+    """What the older places in another time, the newer does not say at all: "Tom's
+    former employer was Deloitte" stays true when "Tom currently works at KPMG" (a
+    modifier on a thing both name is ``_modifiers``'s; "used to" on a verb both say,
+    ``_ended``'s)."""
+    placed = [
+        Difference("modifier", f"'{mod} {noun}' in the older text only")
+        for mod, noun in sorted(a.modifiers - b.modifiers)
+        if stem(noun) not in b.every_stem
+    ]
+    return placed + [
+        Difference("modifier", f"'used to {verb}' in the older text only")
+        for verb in sorted(a.ended - b.ended)
+        if stem(verb) not in b.every_stem
     ]
 
 
@@ -268,7 +287,7 @@ def uncovered(a: Facts, b: Facts) -> list[Difference]:
         if not value.anchor and (value.kind, value.key) in unanchored:
             continue
         if value.ident not in mine and not _ranked_alike(value, b.values):
-            out.append(replace(_value_difference(value, b.values), item=value.key))
+            out.append(replace(_value_difference(value, b), item=value.key))
     initials = told_by_initials(a, b)
     for name in sorted(a.names - b.names - initials):
         if _told_apart(name, b):
@@ -292,6 +311,8 @@ def told(word: str, a: Facts, b: Facts, derived: bool = True) -> bool:
     told in another part of speech counts as unsaid (a swap counts it so)."""
     if stem(word) in b.every_stem or _hyphened(word, b):
         return True
+    if any(abbreviates(word, low) for low in b.lows if low[:1] == word[:1]):
+        return True  # "Kubernetes" / "k8s"
     if any(v.anchor == word and _ranked_alike(v, b.values) for v in a.values):
         return True  # "third grade" / "a third grader"
     pos = _pos_of(a, word)
@@ -378,9 +399,22 @@ def _verbs(a: Facts, b: Facts) -> list[Difference]:
     ]
 
 
-def _value_difference(value: Value, others: tuple[Value, ...]) -> Difference:
+def _value_difference(value: Value, b: Facts) -> Difference:
+    others = b.values
     alike = [o for o in others if o.kind == value.kind and o.anchor == value.anchor]
     alike = alike or [o for o in others if o.kind == value.kind]
     if alike:
         return Difference(value.kind, f"'{value.show()}' / {listed(o.show() for o in alike)}")
+    if value.kind == "number" and value.key != "1" and _one_of(value.anchor, b):
+        # "two approvals" / "only one approval": an article or "one" counts one
+        return Difference("count", f"'{value.show()}' / '1 {value.anchor}'")
     return Difference(value.kind, f"'{value.show()}' in one text only", added=True)
+
+
+def _one_of(anchor: str, f: Facts) -> bool:
+    """Does ``f`` count one of ``anchor`` ("a cat", "one approval")?"""
+    return bool(anchor) and any(
+        f.lows[k] in _ONE and stem(f.lemmas[f.heads[k]]) == anchor
+        for k in range(len(f.lows))
+        if f.deps[k] in ("det", "nummod")
+    )

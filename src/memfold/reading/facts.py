@@ -56,6 +56,7 @@ _CONTENT_POS = frozenset(("NOUN", "VERB", "ADJ", "PROPN"))
 _DIRECTIONS = frozenset(("in", "into", "out", "from", "to", "onto", "off", "up", "down", "away"))
 _TOWARD = {"into": "to", "onto": "to"}  # "flew into Lisbon" goes where "flew to" goes
 _COPULA_STATE = ("be", "acomp", "N")  # a slot: an adjective after "is"
+_CONVERSE = {"subject": "object", "object": "subject"}
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,7 @@ def facts_of(reading: Reading) -> Facts:
     guessed: set[str] = set()
     temporal = tables.word_set("temporal_modifiers")
     denials = tables.word_set("denials")
+    converses = tables.word_set("converses")
     for i, word in enumerate(words):
         head = words[word.head]
         of_owner = word.dep == "pobj" and head.low == "of" and owned_by_of(words, word)
@@ -212,9 +214,15 @@ def facts_of(reading: Reading) -> Facts:
                     if w.head == i or (words[w.head].head == i and w.dep in WHICH)
                 )
             if words[at].lemma == "be":
-                # "is no longer vegan": what the copula says is negated with it
+                # "is no longer vegan": what the copula says is negated with it, and
+                # where it says one is ("is not on the mobile team")
                 negated.update(
                     norm(w.lemma) for w in words if w.head == at and w.dep in ("attr", "acomp")
+                )
+                negated.update(
+                    norm(w.lemma)
+                    for w in words
+                    if w.dep == "pobj" and words[w.head].dep == "prep" and words[w.head].head == at
                 )
         if word.lemma in denials and denies(words, i):
             negated.add(denied_verb(words, i))
@@ -225,6 +233,8 @@ def facts_of(reading: Reading) -> Facts:
         role = role_of(word, words)
         if role:
             at = head.head if head.dep == "agent" else word.head
+            if words[at].lemma in converses and role in _CONVERSE:
+                role = _CONVERSE[role]  # "Acme employs Tom": Tom works (at Acme)
             # An apposition names the same one: "Zain, Ayesha's son" / "Ayesha's son Zain".
             # Nouns listed with it are arguments too: "grows tomatoes and basil".
             told = {key.of(j) for j in (i, *appositions(words, i), *conjuncts(words, i))}
@@ -240,10 +250,13 @@ def facts_of(reading: Reading) -> Facts:
     every: set[str] = set()
     light = tables.word_set("light_verbs")
     general = tables.word_set("general_nouns")
+    clippings = tables.group_of("clippings")
     for i, word in enumerate(words):
         if i in used or not any(c.isalpha() for c in word.lemma):
             continue  # punctuation and symbols ("|", "-") are no words
-        lemma = norm(word.lemma if word.pos != "PROPN" else word.low)
+        # A clipping is read as its word's spelling, not lemmatized ("docs": documentation).
+        clipped = word.low in clippings
+        lemma = norm(word.lemma if word.pos != "PROPN" and not clipped else word.low)
         every.update((stem(lemma), norm_stem(word.low)))
         if word.pos not in _CONTENT_POS or i in chains:
             continue

@@ -29,9 +29,11 @@ _STEM = snowballstemmer.stemmer("english")
 @lru_cache(maxsize=100_000)
 def norm(lemma: str) -> str:
     """One spelling of a content word: lowercased, American ("favourite": "favorite",
-    ``data/spellings.txt``), its synonym group's first word."""
+    ``data/spellings.txt``), whole ("prod": "production", ``data/clippings.txt``), its
+    synonym group's first word."""
     low = lemma.lower()
     low = tables.group_of("spellings").get(low, low)
+    low = tables.group_of("clippings").get(low, low)
     return tables.group_of("synonyms").get(low, low)
 
 

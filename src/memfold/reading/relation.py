@@ -14,6 +14,7 @@ from memfold.reading.acronyms import abbreviates
 from memfold.reading.difference import moved_from, supersede_conflicts, uncovered
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem
+from memfold.reading.model import Difference
 from memfold.reading.restatement import new_value_only, restatement_differences, substitutions
 from memfold.reading.supersede import supersede_evidence
 
@@ -68,8 +69,11 @@ def _asks(text: str) -> bool:
 def _replaces(older: str, newer: str, swap_max: int) -> bool:
     """``newer`` tells something in place of what ``older`` says: a word in the same place
     (``restatement.substitutions``), a value or a name of the same kind, a new name after
-    the older's verb and preposition, or a verb of the older's clauses it does not use."""
-    if substitutions(older, newer, swap_max) or _value_replaced(older, newer):
+    the older's verb and preposition, or a verb of the older's clauses it does not use.
+    Words told apart are one for one or in the same place: two details dropped and two
+    others told ("for a starting price of ..." / "through ... resellers") replace
+    nothing."""
+    if substitutions(older, newer, min(swap_max, 1)) or _value_replaced(older, newer):
         return True
     a, b = facts(older), facts(newer)
     if _name_slots(a) & _name_slots(b, a.names) or moved_from(a, b):
@@ -102,6 +106,10 @@ def _value_replaced(older: str, newer: str) -> bool:
     return bool(lost & {d.kind for d in uncovered(b, a)})
 
 
+def _recounted(found: list[Difference]) -> bool:
+    return any(d.kind == "count" for d in found)
+
+
 def relate(older: str, newer: str, limits: Limits) -> PairReading:
     """How ``newer`` stands to ``older`` (see the module docstring)."""
     if same_words(older, newer):
@@ -120,9 +128,10 @@ def relate(older: str, newer: str, limits: Limits) -> PairReading:
         contained = set(_WORDS.findall(newer.lower())) < set(_WORDS.findall(older.lower()))
         relation = Relation.SAYS_LESS if contained else Relation.SAME
         return PairReading(relation, "the readings agree: the same fact in other words")
-    if not forward:
+    # "two approvals" / "only one approval": one says another count, not more
+    if not forward and not _recounted(backward):
         return PairReading(Relation.SAYS_MORE, f"the newer says it all and more ({backward[0]})")
-    if not backward:
+    if not backward and not _recounted(forward):
         return PairReading(Relation.SAYS_LESS, f"the older already says it all ({forward[0]})")
     evidence = supersede_evidence(older, newer, limits.min_overlap, limits.swap_max)
     value_only = evidence.found and (
@@ -133,9 +142,11 @@ def relate(older: str, newer: str, limits: Limits) -> PairReading:
     # "started cycling"), or a retraction; a cue beside details told apart is left.
     strict = limits.max_reworded is not None
     replaced = value_only or evidence.retraction or _replaces(older, newer, limits.swap_max)
+    replaced = replaced or _recounted(forward + backward)
     if evidence.found and (not strict or replaced):
         slot_value = value_only or evidence.retraction
         return PairReading(Relation.CHANGED, evidence.reason, value_only, slot_value=slot_value)
+    first = (forward or backward)[0]
     if evidence.contradiction:
-        return PairReading(Relation.CONTRADICTS, f"{forward[0]}: {evidence.reason}")
-    return PairReading(Relation.OTHER, str(forward[0]))
+        return PairReading(Relation.CONTRADICTS, f"{first}: {evidence.reason}")
+    return PairReading(Relation.OTHER, str(first))

@@ -7,6 +7,7 @@ of one fact, told in the same words). Pure."""
 from __future__ import annotations
 
 from memfold.reading import tables
+from memfold.reading.acronyms import abbreviates, told_by_initials
 from memfold.reading.difference import WORDING, additions, pertains, same_fact, told, uncovered
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import norm_stem, stem, table_stems
@@ -103,6 +104,10 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     theirs = sorted(w for w in b.content if not told(w, b, a, derived=False))
     ours += sorted(n for n in a.names - b.names if _unsaid(n, b))
     theirs += sorted(n for n in b.names - a.names if _unsaid(n, a))
+    # "PR" / "pull request": words told by initials are said
+    initials = told_by_initials(a, b) | told_by_initials(b, a)
+    ours = [w for w in ours if w not in initials]
+    theirs = [w for w in theirs if w not in initials]
     agreeing = tables.pairs("antonyms")
     out = [
         Difference("word", f"'{x}' / '{y}' in the same place", stem(y))
@@ -128,7 +133,10 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
 
 
 def _unsaid(name: str, other: Facts) -> bool:
-    """A name ``other`` says in no form ("European" is said by "Europe")."""
+    """A name ``other`` says in no form ("European" is said by "Europe", "the National
+    Health Service" by "the NHS")."""
+    if any(abbreviates(name, theirs) for theirs in other.names):
+        return False
     return stem(name) not in other.every_stem and not pertains(name, other)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from memfold.reading import tables
+from memfold.reading.acronyms import abbreviates
 from memfold.reading.facts import Facts
 from memfold.reading.keys import stem
 from memfold.reading.lexicon import synonyms
@@ -109,9 +110,18 @@ def args_meet(left: Iterable[str], right: Iterable[str]) -> bool:
         for y in right:
             hyphened = "-" in x or "-" in y
             wx, wy = _words(x, hyphened), _words(y, hyphened)
-            if x == y or wx <= wy or wy <= wx or same_noun(x, y):
+            if x == y or wx <= wy or wy <= wx or same_noun(x, y) or _shortened(x, y):
                 return True
     return False
+
+
+def _shortened(x: str, y: str) -> bool:
+    """One key is the other with a word told by its initials or numeronym: "k8s
+    namespace" / "kubernetes namespace"."""
+    left, right = x.split(), y.split()
+    return len(left) == len(right) and all(
+        p == q or abbreviates(p, q) for p, q in zip(left, right, strict=True)
+    )
 
 
 def _words(key: str, hyphened: bool) -> set[str]:

@@ -228,7 +228,24 @@ def core_overlap(a: Facts, b: Facts, within: frozenset[int] | None = None) -> fl
     if not core:
         return 1.0
     kept = (core & named_stems(b, within)) | names
-    return len(kept) / len(core)
+    return max(len(kept) / len(core), owned_overlap(a, b, within))
+
+
+def owned_overlap(a: Facts, b: Facts, within: frozenset[int] | None = None) -> float:
+    """The share of the words of someone's thing whose value ``a``'s copula tells ("the
+    user's default shell is bash": default, shell) that ``b`` names as that thing, not as
+    the owner of another ("changed their default shell to zsh"; not "their default
+    shell's theme"); 0 when ``a`` tells no such value."""
+    for verb, subjects in a.clauses:
+        for key in subjects if verb == "be" else ():
+            words = key.split()
+            if not a.owners.get(words[-1]) or any(
+                key in owners or words[-1] in owners for owners in b.owners.values()
+            ):
+                continue
+            owned = {stem(w) for w in words}
+            return len(owned & named_stems(b, within)) / len(owned)
+    return 0.0
 
 
 def named_stems(f: Facts, within: frozenset[int] | None = None) -> frozenset[str]:
