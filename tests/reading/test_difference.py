@@ -58,6 +58,9 @@ def test_wording_alone_is_no_difference(older: str, newer: str) -> None:
         # history stays true whatever is said of the present
         ("Tom's former employer was Deloitte.", "Tom currently works at KPMG.", "modifier"),
         ("Tom used to live in Lisbon.", "Tom moved to Porto.", "modifier"),
+        # the older's subject is the newer's person's relative
+        ("Ana's brother lives in Lisbon.", "Ana moved to Porto.", "owner"),
+        ("Ana's brother is engaged to Bo.", "Ana got married in June.", "owner"),
     ],
 )
 def test_a_text_about_another_thing_supersedes_nothing(older: str, newer: str, kind: str) -> None:

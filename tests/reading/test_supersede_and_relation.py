@@ -55,6 +55,8 @@ def test_a_change_cue_about_the_same_statement_is_evidence() -> None:
             "Now Dara asks how to cut the essay without overwhelming readers.",
         ),
         ("Pia plans the menu.", "Pia now rests on Sundays, after she plans the menu with Leo."),
+        # a life event names what it ends; a place both share is no statement
+        ("Ana lives in Lisbon.", "Ana got married in Lisbon."),
     ],
 )
 def test_a_cue_speaks_of_its_own_clause_only(older: str, newer: str) -> None:
@@ -74,6 +76,9 @@ def test_a_cue_speaks_of_its_own_clause_only(older: str, newer: str) -> None:
         # the thing whose value a copula tells, told again with a new one
         ("The user's login shell is fish.", "The user changed their login shell to zsh."),
         ("Lena drives a 2015 Honda Civic.", "Lena replaced her Civic with a Skoda Enyaq."),
+        # a life event ends the state before it
+        ("Olu is engaged to Kemi.", "Olu and Kemi got married on Saturday."),
+        ("Grace is dating Owen.", "Grace and Owen broke up in April."),
     ],
 )
 def test_a_cue_over_the_older_statement_is_evidence(older: str, newer: str) -> None:

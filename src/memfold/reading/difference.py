@@ -73,7 +73,7 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     subjects = {w for _, keys in a.clauses for key in keys for w in key.split()}
     if subjects and not {stem(w) for w in subjects} & b.every_stem:
         found += new_owned(a, b)  # of the older's subject, the newer says nothing
-    found += _relative_subject(a, b)
+    found += _relative_subject(a, b) + _relative_subject(b, a)
     dates_a = {v.key for v in a.values if v.kind in _DATED}
     dates_b = {v.key for v in b.values if v.kind in _DATED}
     if a.past and b.past and _other_time(a, b):
@@ -87,20 +87,31 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
 
 
 def _relative_subject(a: Facts, b: Facts) -> list[Difference]:
-    """The older's person is in the newer only as the owner of its subject, a relative or
-    another person by relation (``data/relations.txt``): "Ana works at Google" / "Ana's
-    sister switched from Google to Meta" is about the sister ("The user's rent is now"
-    is still the user's)."""
-    ours = _subject_persons(a)
-    theirs = {s for _, subjects in b.clauses for s in subjects}
+    """``a``'s person is in ``b`` only as the owner of its subject, a relative or another
+    person by relation (``data/relations.txt``): "Ana works at Google" / "Ana's sister
+    switched from Google to Meta" is about the sister, and "Ana's brother lives in
+    Lisbon" / "Ana moved to Porto" about Ana ("The user's rent is now" is still the
+    user's, and so is "The user's manager is Greg": a relative named is the person's
+    relation, not another subject)."""
+    # "Ana got married" tells Ana only as what undergoes the verb
+    ours = _subject_persons(a) or {k for keys in a.roles.values() for k in keys} & (
+        a.names | {"user"}
+    )
+    named = b.roles.get(("be", "object"), frozenset()) & b.names
+    theirs = {s for verb, subjects in b.clauses for s in subjects if verb != "be" or not named}
     relations = tables.word_set("relations")
     out = []
     for person in sorted(ours - theirs):
+        # (a relative ``a`` names too is told by it: "lives with his mother")
         owned = sorted(
-            t for t in theirs if t in relations and person in b.owners.get(t, frozenset())
+            t
+            for t in theirs
+            if t in relations
+            and person in b.owners.get(t, frozenset())
+            and stem(t) not in a.every_stem
         )
         if owned:
-            out.append(Difference("owner", f"'{owned[0]}' of '{person}' in the newer text"))
+            out.append(Difference("owner", f"'{owned[0]}' of '{person}' in one text only"))
     return out
 
 

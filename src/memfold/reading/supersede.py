@@ -98,6 +98,11 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
     # left, however few other words the two share.
     left = sorted(switched_from(a, b)) if cues and not moved else []
     overlap = core_overlap(a, b, scope)
+    if cues and all(_life_event(c) for c in cues) and not attribute(a) & named_stems(b, scope):
+        # A life event names the states it ends ("got married": engaged, dating): it
+        # must end one the older says. "lives in Lisbon" / "got married in Lisbon"
+        # shares a place, not a statement.
+        overlap = owned_overlap(a, b, scope)
     apart = "" if moved or left else _apart(a, b)
     if apart:
         return Evidence(False, f"{shown}, but {apart}")
@@ -264,10 +269,16 @@ def _lemma(f: Facts, j: int) -> str:
 
 
 def implied_words(f: Facts, within: frozenset[int] | None = None) -> list[str]:
-    """The attribute words ``f``'s verbs imply ("moved" -> "lives", "home")."""
+    """The attribute words ``f``'s verbs imply ("moved" -> "lives", "home"; "got married"
+    -> "engaged", ``data/life_events.txt``)."""
     lemmas = set(f.lemmas) if within is None else {f.lemmas[j] for j in within}
-    entries = tables.entries("implied_attributes")
+    entries = tables.entries("implied_attributes") + tables.entries("life_events")
     return [w for e in entries if e.words[0] in lemmas for w in e.words[1:]]
+
+
+def _life_event(cue: str) -> bool:
+    """Is change cue ``cue`` a life event (``data/life_events.txt``)?"""
+    return cue.split()[0] in {e.words[0] for e in tables.entries("life_events")}
 
 
 def attribute(f: Facts) -> set[str]:
