@@ -90,7 +90,7 @@ def left_behind(a: Facts, b: Facts) -> str:
     at = {j for i, n, _ in cue_spans(b) for j in range(i, i + n)}
     froms = {j for j, low in enumerate(b.lows) if low == "from" and b.heads[j] in at}
     # what "replaced" takes is what went
-    gone = {j for j in froms} | {
+    gone = froms | {
         j
         for j, dep in enumerate(b.deps)
         if dep == "dobj" and b.heads[j] in at and b.lemmas[b.heads[j]] == "replace"

@@ -47,16 +47,15 @@ def ends_of(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:
     ("replaced their Corolla with a Kia")."""
     out = set()
     for w in words:
-        head = words[w.head]
+        head = words[w.head]  # the verb of an object, the preposition of a pobj
         if w.dep == "dobj" and head.lemma == "replace":
             out.add((norm(w.lemma), "from"))
         if w.dep != "pobj":
             continue
-        prep = words[w.head]
-        way = prep.low
-        if way == "with" and words[prep.head].lemma == "replace":
+        way = head.low
+        if way == "with" and words[head.head].lemma == "replace":
             way = "to"
-        if way == "of" and words[prep.head].low == "out":
+        if way == "of" and words[head.head].low == "out":
             way = "out"
         end = _ENDS.get(way)
         if end is not None:
