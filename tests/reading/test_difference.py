@@ -287,3 +287,58 @@ def test_a_verb_told_from_the_other_side_keeps_who_is_who() -> None:
 )
 def test_a_short_form_says_its_word(older: str, newer: str) -> None:
     assert restatement_differences(older, newer, 2, 2) == []
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "The nightly backup job runs at 2 AM UTC.",
+            "Every night at 02:00 UTC the backup job is executed.",
+        ),
+        (
+            "The weekly sync is held on Thursdays at 2pm.",
+            "The weekly sync happens each Thursday at 14:00.",
+        ),
+    ],
+)
+def test_a_thing_that_runs_is_a_thing_that_is_run(older: str, newer: str) -> None:
+    assert restatement_differences(older, newer, 2, 2) == []
+
+
+def test_a_person_who_runs_is_no_thing_that_is_run() -> None:
+    assert facts("The user runs every morning.").roles[("run", "subject")] == {"user"}
+    assert facts("The backup job runs every morning.").roles[("run", "object")] == {"backup job"}
+    ran = facts("Ana runs the backup job.").roles
+    assert ran[("run", "subject")] == {"ana"} and ran[("run", "object")] == {"backup job"}
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Tom doesn't eat fish.", "Tom avoids fish."),
+        ("Pierre doesn't drink alcohol at all.", "Pierre abstains from alcohol entirely."),
+        ("The user skips breakfast.", "The user doesn't eat breakfast."),
+    ],
+)
+def test_avoiding_a_thing_says_what_not_having_it_says(older: str, newer: str) -> None:
+    assert restatement_differences(older, newer, 2, 2) == []
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Tom eats fish.", "Tom avoids fish."),
+        ("Tom doesn't eat fish.", "Tom avoids meat."),
+        ("Tom drinks alcohol.", "Tom abstains from alcohol."),
+    ],
+)
+def test_avoiding_a_thing_is_not_having_it_or_another(older: str, newer: str) -> None:
+    assert restatement_differences(older, newer, 2, 2)
+    assert restatement_differences(newer, older, 2, 2)
+
+
+def test_an_adjective_after_is_is_what_its_subject_is_whatever_the_parse() -> None:
+    # The parse hangs "colorblind" as a noun's place ("attr"); it is a state still.
+    found = restatement_differences("Kaito is colorblind.", "Kaito has normal color vision.", 2, 2)
+    assert [d.kind for d in found] == ["state"], found

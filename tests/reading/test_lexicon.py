@@ -67,7 +67,10 @@ def test_a_synonym_is_no_difference_but_a_co_hyponym_is() -> None:
     older = "Dmitri's main editor is Neovim."
     assert same_fact(older, "Dmitri's primary editor is Neovim.", "newer") == []
     assert substitutions(older, "Dmitri's primary editor is Neovim.", 2) == []
-    assert same_fact("The user's gran lives in Cork.", "The user's grandmother lives in Cork.")
+    # Kin words are one in the word table too (data/synonyms.txt), owner keys included.
+    assert (
+        same_fact("The user's gran lives in Cork.", "The user's grandmother lives in Cork.") == []
+    )
     broke = same_fact("Ana broke her wrist in 2018.", "Ana broke her ankle in 2018.")
     assert {d.kind for d in broke} & {"role", "word"}
 

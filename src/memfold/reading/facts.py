@@ -8,7 +8,7 @@ import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 
 from memfold.reading import parser, tables
 from memfold.reading.clause import (
@@ -125,8 +125,18 @@ class Facts:
     @cached_property
     def states(self) -> frozenset[str]:
         """The stems of what the text says its subject is: adjectives after a copula ("is
-        free", "is publicly readable")."""
-        return frozenset(k for k, slots in self.slots.items() if _COPULA_STATE in slots)
+        free", "is publicly readable"; "is colorblind", which the parse may take for a
+        noun's place)."""
+        told_as_noun = {
+            norm_stem(lemma)
+            for lemma, pos, dep, head in zip(
+                self.lemmas, self.poses, self.deps, self.heads, strict=True
+            )
+            if pos == "ADJ" and dep == "attr" and self.lemmas[head] == "be"
+        }
+        return frozenset(
+            k for k, slots in self.slots.items() if _COPULA_STATE in slots or k in told_as_noun
+        )
 
     @property
     def value_idents(self) -> frozenset[tuple[str, str, str]]:
@@ -238,11 +248,13 @@ def facts_of(reading: Reading) -> Facts:
             # An apposition names the same one: "Zain, Ayesha's son" / "Ayesha's son Zain".
             # Nouns listed with it are arguments too: "grows tomatoes and basil".
             told = {key.of(j) for j in (i, *appositions(words, i), *conjuncts(words, i))}
-            roles[(norm(words[at].lemma), role)].update(told)
             if role == "subject":
-                subjects[at].update(told)
-                if word.low in THIRD_PRONOUNS:
-                    guessed.add(norm(words[at].lemma))
+                subjects[at].update(told)  # what the clause is about, whatever its role
+                if _undergoes(words, at, word):
+                    role = "object"  # "the job runs nightly": the job is run
+            roles[(norm(words[at].lemma), role)].update(told)
+            if role == "subject" and word.low in THIRD_PRONOUNS:
+                guessed.add(norm(words[at].lemma))
     content: set[str] = set()
     slots: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
     nouns: set[str] = set()
@@ -337,6 +349,21 @@ def facts_of(reading: Reading) -> Facts:
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
     )
+
+
+def _undergoes(words: tuple[Word, ...], verb: int, subject: Word) -> bool:
+    """The subject of an undergoing verb with no object is what undergoes it: "the backup
+    job runs" (``data/undergoers.txt``), a thing, not a person ("the user runs")."""
+    if words[verb].lemma not in tables.word_set("undergoers") or subject.dep != "nsubj":
+        return False
+    if subject.pos != "NOUN" or norm(subject.lemma) in _people_nouns():
+        return False
+    return not any(w.head == verb and w.dep in ("dobj", "obj", "nsubjpass") for w in words)
+
+
+@cache
+def _people_nouns() -> frozenset[str]:
+    return tables.word_set("relations") | {"user", "person", "people"}
 
 
 def _periods_as_nouns(words: tuple[Word, ...]) -> tuple[Word, ...]:

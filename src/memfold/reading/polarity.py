@@ -11,7 +11,7 @@ from functools import cache, lru_cache
 
 from memfold.reading import tables
 from memfold.reading.facts import Facts
-from memfold.reading.keys import norm, norm_stem, stem
+from memfold.reading.keys import norm, norm_stem, stem, table_stems
 from memfold.reading.model import Difference
 
 # The shortest word a negating prefix is read on ("unable", not "unit" or "income").
@@ -74,7 +74,7 @@ def _denied_over(a: Facts, b: Facts) -> list[Difference]:
         }
         objects = b.roles.get((verb, "object"), frozenset())
         shared = sorted(objects & said) or sorted(k for k in objects if _held_by(a, k))
-        if shared and not opposite & held:
+        if shared and not opposite & held and not _avoided(a, shared[0]):
             found.append(
                 Difference("polarity", f"'{verb}' denied of '{shared[0]}' in one text only")
             )
@@ -92,6 +92,16 @@ def _held_by(f: Facts, key: str) -> bool:
             for head, how, pos in f.slots.get(w, ())
         )
         for w in words
+    )
+
+
+def _avoided(f: Facts, key: str) -> bool:
+    """``f`` says each word of ``key`` is avoided, which denies it as a negated verb
+    does: "avoids fish" / "does not eat fish" (``data/privatives.txt``)."""
+    privatives = table_stems("privatives")
+    words = [stem(w) for w in key.split()]
+    return bool(words) and all(
+        any(head in privatives for head, _, pos in f.slots.get(w, ()) if pos == "N") for w in words
     )
 
 

@@ -108,6 +108,8 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     initials = told_by_initials(a, b) | told_by_initials(b, a)
     ours = [w for w in ours if w not in initials]
     theirs = [w for w in theirs if w not in initials]
+    ours, theirs = _denial_for_avoidance(a, ours, b, theirs)
+    theirs, ours = _denial_for_avoidance(b, theirs, a, ours)
     agreeing = tables.pairs("antonyms")
     out = [
         Difference("word", f"'{x}' / '{y}' in the same place", stem(y))
@@ -130,6 +132,20 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
             swapped = " ".join(stem(y) for y in theirs)
             out.append(Difference("word", f"{listed(ours)} / {listed(theirs)}: swapped", swapped))
     return out
+
+
+def _denial_for_avoidance(
+    a: Facts, ours: list[str], b: Facts, theirs: list[str]
+) -> tuple[list[str], list[str]]:
+    """A verb ``a`` negates told by a verb of avoiding in ``b`` is no word swapped: "does
+    not eat fish" / "avoids fish" (``data/privatives.txt``; whether the object is one
+    is the polarity reading's)."""
+    denied = [x for x in ours if x in a.negated and _is_verb(a, x)]
+    avoiding = [y for y in theirs if y in tables.word_set("privatives")]
+    for x, y in zip(denied, avoiding, strict=False):
+        ours = [w for w in ours if w != x]
+        theirs = [w for w in theirs if w != y]
+    return ours, theirs
 
 
 def _unsaid(name: str, other: Facts) -> bool:
