@@ -133,6 +133,29 @@ def test_channel_off_leaves_the_update_unjudged(db_path: Path, embedder: LocalEm
         ("The user's login shell is fish.", "The user changed their login shell to zsh.", True),
         ("The user's login shell is fish.", "The user changed their editor to Zed.", False),
         ("The user's login shell is fish.", "Kai changed his login shell to zsh.", False),
+        # a note with no subject is the user's own
+        (
+            "User works as a product designer at Canva.",
+            "Just started a new job as design lead at Figma this week.",
+            True,
+        ),
+        ("Ana works as a product designer at Canva.", "Just started a new job at Figma.", False),
+        # what a change verb takes is what changes; a subject's modifier names it too
+        (
+            "The client project deadline is November 15.",
+            "On October 2 the client extended the project deadline to December 1.",
+            True,
+        ),
+        (
+            "The 'tidepool' app is deployed on Heroku.",
+            "tidepool now runs on Fly.io; the Heroku deployment was shut down.",
+            True,
+        ),
+        (
+            "The 'tidepool' app is deployed on Heroku.",
+            "The 'driftwood' app now runs on Fly.io.",
+            False,
+        ),
     ],
 )
 def test_subject_and_attribute_match(older: str, newer: str, matches: bool) -> None:

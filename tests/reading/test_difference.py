@@ -342,3 +342,25 @@ def test_an_adjective_after_is_is_what_its_subject_is_whatever_the_parse() -> No
     # The parse hangs "colorblind" as a noun's place ("attr"); it is a state still.
     found = restatement_differences("Kaito is colorblind.", "Kaito has normal color vision.", 2, 2)
     assert [d.kind for d in found] == ["state"], found
+
+
+def test_a_note_with_no_subject_is_the_users_own() -> None:
+    sold = facts("Sold the Civic last weekend and bought a RAV4.")
+    assert ("sell", frozenset({"user"})) in sold.clauses
+    assert facts("Just started a new job at Figma.").roles[("start", "subject")] == {"user"}
+    # an instruction is no note: "Reply in French" has no subject to read
+    assert not facts("Reply in French.").clauses
+    # a subject of its own is kept
+    assert facts("Ana sold the Civic.").roles[("sell", "subject")] == {"ana"}
+    found = supersede_conflicts("Ana works at Canva.", "Started a new job at Figma this week.")
+    assert "person" in {d.kind for d in found}, "the user is no Ana"
+    assert not supersede_conflicts("The user works at Canva.", "Started a new job at Figma.")
+
+
+def test_they_after_the_user_is_the_user_unless_something_plural_comes_first() -> None:
+    older = "User owns a food truck in Austin."
+    assert not same_fact(older, "User's Austin food truck, which they own, is blue.")
+    ours = facts("The user's parents live in Accra; they visit twice a year.")
+    assert ours.roles[("visit", "subject")] == {"they"}
+    theirs = facts("Ana met the user in Lisbon, and they moved to Porto.")
+    assert theirs.roles[("move", "subject")] == {"they"}

@@ -399,6 +399,13 @@ def test_a_cue_does_not_join_two_events_or_a_goal_and_an_actual(older: str, newe
     assert not supersede_evidence(older, newer, 0.5, 2).found
 
 
+def test_a_plan_one_pays_for_is_no_goal() -> None:
+    older = "Thabo's home internet plan is 100 Mbps fiber."
+    assert supersede_evidence(older, "Thabo upgraded his home fiber to 1 Gbps.", 0.5, 2).found
+    planned = "The user plans to cut spending to $500 a month."
+    assert not supersede_evidence(planned, "The user now spends $700 a month.", 0.5, 2).found
+
+
 def test_a_day_something_moved_to_is_a_change() -> None:
     older = "Teo's dentist appointment is on March 3."
     assert supersede_evidence(

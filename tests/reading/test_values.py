@@ -47,6 +47,8 @@ def idents(text: str) -> list[tuple[str, str, str]]:
         ),
         ("The gateway times out after 30,000 ms.", "The gateway times out after 30 seconds."),
         ("The user took half a day off.", "The user took 0.5 days off."),
+        ('Ines works on a 14" MacBook Pro.', "Ines works on a 14-inch MacBook Pro."),
+        ("The Atlas database is Postgres 15.", "The Atlas database is PostgreSQL 15."),
     ],
 )
 def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:
@@ -187,3 +189,7 @@ def test_an_age_is_one_value_however_told() -> None:
     assert [v.show() for v in facts("Biscuit is 3 years old.").values] == ["3 year"]
     assert [v.show() for v in facts("Biscuit has lived here for 3 years.").values] == ["36 month"]
     assert same_fact("Diego is 7 years old.", "Diego is 8 years old.")
+
+
+def test_a_quoted_number_is_no_inch() -> None:
+    assert idents('The song is called "22".') == [("number", "22", "")]

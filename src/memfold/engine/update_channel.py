@@ -151,12 +151,29 @@ def _about(f: Facts) -> set[str]:
         # The parse found no subject ("Soo-ah's team lead is Jiwoo Han now" read as one
         # noun phrase): its names stand for it, else its nouns.
         keys = set(f.names) or set(f.nouns)
+    keys |= _changed_things(f)
     out: set[str] = set()
+    for modifiers in f.subject_mods.values():
+        out |= modifiers  # "the 'tidepool' app is deployed": tidepool too
     for key in keys:
         out |= set(key.split())
         for owner in f.owners.get(key.split()[-1], ()):
             out |= set(owner.split())
     return out
+
+
+def _changed_things(f: Facts) -> set[str]:
+    """What a change cue's verb takes, with its compounds: the thing whose value changes
+    ("extended the project deadline", "raised the endpoint's rate limit")."""
+    at = {j for i, n, _ in cue_spans(f) for j in range(i, i + n)}
+    found = set()
+    for j, dep in enumerate(f.deps):
+        if dep == "dobj" and f.heads[j] in at:
+            compounds = [
+                f.lemmas[k] for k, d in enumerate(f.deps) if d == "compound" and f.heads[k] == j
+            ]
+            found.add(" ".join([*compounds, f.lemmas[j]]))
+    return found
 
 
 def _cosine(a: MemoryRecord, b: MemoryRecord) -> float | None:

@@ -255,6 +255,10 @@ def facts_of(reading: Reading) -> Facts:
             roles[(norm(words[at].lemma), role)].update(told)
             if role == "subject" and word.low in THIRD_PRONOUNS:
                 guessed.add(norm(words[at].lemma))
+    for at in _subjectless(words):
+        # A note with no subject is the user's own: "Sold the Civic last weekend".
+        subjects[at].add("user")
+        roles[(norm(words[at].lemma), "subject")].add("user")
     content: set[str] = set()
     slots: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
     nouns: set[str] = set()
@@ -349,6 +353,31 @@ def facts_of(reading: Reading) -> Facts:
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
     )
+
+
+_LEADING = frozenset(("advmod", "npadvmod", "punct"))
+_NOTED = frozenset(("VBD", "VBN", "VBZ"))  # past or present: not "Reply in French"
+_CLAUSE_HEADS = frozenset(("ROOT", "ccomp", "advcl"))
+
+
+def _subjectless(words: tuple[Word, ...]) -> list[int]:
+    """The verbs that open a sentence with no subject, as a note is written ("Sold the
+    Civic and bought a RAV4", "Just started a new job"): past or present, not the bare
+    form an instruction takes ("Reply in French")."""
+    out = []
+    first = 0
+    for i, word in enumerate(words):
+        if i and word.sent != words[i - 1].sent:
+            first = i
+        if word.pos != "VERB" or word.tag not in _NOTED or word.dep not in _CLAUSE_HEADS:
+            continue
+        before = words[first:i]
+        if any(w.dep not in _LEADING or w.head != i for w in before):
+            continue
+        if any(w.head == i and w.dep in (*SUBJECT_DEPS, "nsubjpass") for w in words):
+            continue
+        out.append(i)
+    return out
 
 
 def _undergoes(words: tuple[Word, ...], verb: int, subject: Word) -> bool:

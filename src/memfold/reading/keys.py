@@ -17,6 +17,7 @@ _NOUN_TAGS = ("NOUN", "PROPN")
 USER_PRONOUNS = frozenset(["i", "me", "my", "mine", "myself", "we", "us", "our", "ours"])
 # Singular third persons stand for the text's person; "they" may be things, so it stays.
 THIRD_PRONOUNS = frozenset(("he", "him", "his", "she", "her", "hers"))
+_SINGULAR_THEY = frozenset(("they", "them"))
 PRONOUNS = frozenset(("they", "them", "their", "theirs", "it", "its"))
 _THING_POSSESSIVES = frozenset(("its", "their"))
 WHICH = ("compound", "amod")  # the words that say which one a noun names
@@ -96,7 +97,9 @@ def name_chains(words: tuple[Word, ...], used: set[int]) -> dict[int, str]:
         j = i
         while j + 1 < len(words) and j + 1 not in used and is_name(words, j + 1):
             j += 1
-        name = " ".join(w.low for w in words[i : j + 1])
+        # a short form of a name is the name ("Postgres" / "PostgreSQL")
+        clipped = tables.group_of("clippings")
+        name = " ".join(clipped.get(w.low, w.low) for w in words[i : j + 1])
         for k in range(i, j + 1):
             out[k] = name
         i = j + 1
@@ -174,6 +177,8 @@ class Keys:
             return "user"
         if low in THIRD_PRONOUNS:
             return self.person or low
+        if low in _SINGULAR_THEY and self._user_they(i):
+            return "user"  # "the user ... coffee is something they never drink"
         if low in _THING_POSSESSIVES and word.dep == "poss":
             # "The company moved its headquarters": a possessive "its" or "their" stands
             # for its clause's subject.
@@ -192,6 +197,18 @@ class Keys:
                 for obj in (j for j, w in enumerate(self.words) if w.head == prep and j != prep):
                     return self.of(obj)
         return norm(word.lemma)
+
+    def _user_they(self, i: int) -> bool:
+        """ "They" is the user where the user is named before it, no one else is a
+        subject before it, and nothing plural comes before it that "they" could be ("the
+        user's parents ...; they visit")."""
+        before = self.words[:i]
+        others = [j for j, w in enumerate(before) if j in self.chains and w.dep == "nsubj"]
+        return (
+            any(w.lemma == "user" for w in before)
+            and not any(self.chains[j] != "user" for j in others)
+            and not any(w.tag in ("NNS", "NNPS") or w.dep == "conj" for w in before)
+        )
 
     def _clause_subject(self, i: int) -> int | None:
         """The nearest subject before word ``i`` in its sentence that is no pronoun."""

@@ -46,6 +46,18 @@ def glued_unit(low: str) -> str:
     return tables.group_of("units").get(glued.group(2), "")
 
 
+_INCH_MARKS = frozenset(('"', "″", "''"))
+
+
+def inch_mark(words: tuple[Word, ...], span: list[int]) -> bool:
+    """A number with an inch mark right after it: '14"' is "14 inches" (a screen, a
+    monitor), not the end of a quoted number ('named "14"')."""
+    after, before = span[-1] + 1, span[0] - 1
+    if after >= len(words) or words[after].low not in _INCH_MARKS:
+        return False
+    return before < 0 or words[before].low not in _INCH_MARKS
+
+
 def currency_before(words: tuple[Word, ...], i: int) -> str:
     """The currency a code right before a number names ("EUR 1200", "USD 12.99")."""
     if i == 0:

@@ -21,6 +21,7 @@ from memfold.reading.measures import (
     fmt,
     glued_unit,
     in_base_unit,
+    inch_mark,
     is_age,
     measure_word,
     told_duration,
@@ -108,6 +109,9 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
         glued = glued_unit(words[span[0]].low)
         if kind == "number" and glued:
             anchor = glued
+        if kind == "number" and inch_mark(words, span):
+            anchor = "inch"  # '14"' = "14-inch"
+            used.add(span[-1] + 1)
         if kind == "number" and currency_before(words, span[0]):
             anchor = currency_before(words, span[0])  # "EUR 1200" = "€1,200"
             used.add(span[0] - 1)
@@ -360,7 +364,10 @@ def _anchor(words: tuple[Word, ...], span: list[int]) -> tuple[str, bool]:
         if j == after and word.low in tables.group_of("units"):
             return unit(word.low), False  # "500 mg", however the parse tags "mg"
         if word.pos in ("NOUN", "PROPN", "SYM") or (j == after and word.pos == "ADJ"):
-            common = word.pos == "NOUN" or word.text.islower()  # "gate" read as a name
+            # "gate" read as a name is common; "PostgreSQL" read as a noun is a name
+            named = any(c.isupper() for c in word.text[1:])
+            common = (word.pos == "NOUN" and not named) or word.text.islower()
             label = j != after and common and word.low not in tables.group_of("units")
-            return unit(word.lemma if word.pos != "PROPN" else word.low), label
+            said = word.lemma if word.pos != "PROPN" else word.low
+            return unit(tables.group_of("clippings").get(said, said)), label
     return "", False
