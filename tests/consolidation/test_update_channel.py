@@ -156,6 +156,9 @@ def test_channel_off_leaves_the_update_unjudged(db_path: Path, embedder: LocalEm
             "The 'driftwood' app now runs on Fly.io.",
             False,
         ),
+        # what "sold" takes is where the change came from
+        ("User drives a 2014 Honda Civic.", "Sold the Civic last weekend and bought a RAV4.", True),
+        ("User drives a 2014 Honda Civic.", "Sold the bike last weekend and bought a RAV4.", False),
     ],
 )
 def test_subject_and_attribute_match(older: str, newer: str, matches: bool) -> None:

@@ -516,3 +516,32 @@ def test_a_later_date_beside_a_word_told_anew_is_evidence() -> None:
     assert not supersede_evidence(
         older, "In 2024, Thandiwe's job title is junior analyst.", 0.5, 2
     ).found
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "found"),
+    [
+        ("Lena drives a 2015 Honda Civic.", "Lena sold the Civic and bought a RAV4.", True),
+        ("Nikolai's gym is Planet Fitness.", "Nikolai cancelled Planet Fitness last week.", True),
+        (
+            "The user's flight to Lima leaves at 9 am.",
+            "The user's flight to Lima was cancelled.",
+            True,
+        ),
+        # what was sold or cancelled is another thing
+        ("Lena drives a 2015 Honda Civic.", "Lena sold her bike and bought a RAV4.", False),
+        (
+            "The user has a Netflix subscription.",
+            "The user cancelled the Spotify subscription.",
+            False,
+        ),
+    ],
+)
+def test_selling_or_cancelling_ends_only_what_it_takes(older: str, newer: str, found: bool) -> None:
+    assert supersede_evidence(older, newer, 0.5, 2).found is found
+
+
+def test_a_clause_that_tells_when_states_no_change() -> None:
+    assert "sell" in change_cues(facts("Ana sold the house in May."))
+    assert "sell" not in change_cues(facts("Ana paid off the loan before the house was sold."))
+    assert "move" not in change_cues(facts("Ana learned Portuguese after she moved to Porto."))

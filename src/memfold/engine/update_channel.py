@@ -32,7 +32,7 @@ from memfold.model import Candidate, MemoryRecord, Status
 from memfold.reading.cues import change_cues, cue_spans
 from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import Facts, facts
-from memfold.reading.keys import stem, table_stems
+from memfold.reading.keys import norm, stem, table_stems
 from memfold.reading.moved_value import moved_value
 from memfold.reading.restatement import new_value_only
 from memfold.reading.supersede import attribute as supersede_attribute
@@ -89,11 +89,12 @@ def left_behind(a: Facts, b: Facts) -> str:
     Jenkins", "switched from Vim", "replaced their Corolla with a Kia"), or ""."""
     at = {j for i, n, _ in cue_spans(b) for j in range(i, i + n)}
     froms = {j for j, low in enumerate(b.lows) if low == "from" and b.heads[j] in at}
-    # what "replaced" takes is what went
+    # what "replaced" or "sold" takes is what went
+    left = {k for k, e in b.ends if e == "from"}
     gone = froms | {
         j
         for j, dep in enumerate(b.deps)
-        if dep == "dobj" and b.heads[j] in at and b.lemmas[b.heads[j]] == "replace"
+        if dep == "dobj" and b.heads[j] in at and norm(b.lemmas[j]) in left
     }
     objects = {b.lows[j] for j in range(len(b.lows)) if _under(b, j, gone)}
     objects |= {b.lows[j] for j in gone - froms}

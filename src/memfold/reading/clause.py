@@ -5,6 +5,9 @@ Pure."""
 
 from __future__ import annotations
 
+from functools import cache
+
+from memfold.reading import tables
 from memfold.reading.keys import norm, norm_stem
 from memfold.reading.model import Word
 from memfold.reading.values import Value
@@ -41,15 +44,24 @@ def habitual_past(words: tuple[Word, ...]) -> frozenset[str]:
     )
 
 
+@cache
+def _exchanges() -> dict[str, str]:
+    """Each verb whose object a change leaves or takes, and the end ("from", "to") the
+    object names (``data/leaving_verbs.txt``, ``data/taking_verbs.txt``)."""
+    ends = {w: "to" for w in tables.word_set("taking_verbs")}
+    return ends | {w: "from" for w in tables.word_set("leaving_verbs")}
+
+
 def ends_of(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:
     """Where things go to and come from: the object of "to", "into", "onto" or of "from",
-    "off", "out of"; what "replaced" takes comes from, what it is replaced with goes to
-    ("replaced their Corolla with a Kia")."""
+    "off", "out of"; what "replaced" or "sold" takes comes from, what "bought" takes or
+    what a thing is replaced with goes to ("replaced their Corolla with a Kia",
+    ``_exchanges``)."""
     out = set()
     for w in words:
         head = words[w.head]  # the verb of an object, the preposition of a pobj
-        if w.dep == "dobj" and head.lemma == "replace":
-            out.add((norm(w.lemma), "from"))
+        if w.dep == "dobj" and head.lemma in _exchanges():
+            out.add((norm(w.lemma), _exchanges()[head.lemma]))  # "sold the Civic"
         if w.dep != "pobj":
             continue
         way = head.low

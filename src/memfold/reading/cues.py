@@ -44,7 +44,10 @@ def cue_spans(f: Facts, plans: bool = False) -> tuple[tuple[int, int, str], ...]
 
 def _find_cues(f: Facts, plans: bool) -> list[tuple[int, int, str]]:
     found = []
-    for table, needs_value in (("change_cues", False), ("value_change_verbs", True)):
+    # A verb that ends what it takes is a cue too ("sold the Civic"); its own table,
+    # as what a statement says keeps it ("transferred shares before they were sold").
+    cue_tables = (("change_cues", False), ("value_change_verbs", True), ("leaving_verbs", False))
+    for table, needs_value in cue_tables:
         starting = tables.by_first_word(table)
         for seq in (f.lemmas, f.lows):
             for i, word in enumerate(seq):
@@ -157,7 +160,22 @@ def _cue_at(f: Facts, i: int, n: int, plans: bool) -> bool:
         # An adjective tells a replacement only of a thing already known ("the new
         # deadline", "her new address"); "a new contest" is another one.
         return False
+    if _only_when(f, _verb_of(f, i)):
+        return False  # "transferred the shares before they were sold"
     return plans or not _unasserted(f, _verb_of(f, i))
+
+
+# Words that open a clause telling only when its head's event happened.
+_WHEN = frozenset(("before", "after", "until", "till", "when", "while", "once"))
+
+
+def _only_when(f: Facts, verb: int) -> bool:
+    """Is ``verb`` the head of a clause that tells when another event happened ("before
+    they were sold"), which states no change of its own?"""
+    return f.deps[verb] == "advcl" and any(
+        f.heads[j] == verb and f.deps[j] == "mark" and f.lows[j] in _WHEN
+        for j in range(len(f.deps))
+    )
 
 
 def _definite(f: Facts, noun: int) -> bool:

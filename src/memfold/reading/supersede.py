@@ -22,6 +22,7 @@ from memfold.reading.cues import (
 from memfold.reading.difference import switched_from
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import norm, norm_stem, stem, table_stems
+from memfold.reading.model import listed
 from memfold.reading.moved_value import is_goal, moved_value
 from memfold.reading.polarity import said_by_antonym
 from memfold.reading.restatement import substitutions
@@ -103,6 +104,9 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
         # must end one the older says. "lives in Lisbon" / "got married in Lisbon"
         # shares a place, not a statement.
         overlap = owned_overlap(a, b, scope)
+    elsewhere = _left_elsewhere(a, b, cues)
+    if elsewhere and not left:
+        return Evidence(False, f"{shown}, but what it left is {elsewhere}, not the older's")
     apart = "" if moved or left else _apart(a, b)
     if apart:
         return Evidence(False, f"{shown}, but {apart}")
@@ -118,7 +122,28 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
     return Evidence(True, f"{shown} about the same statement (overlap {overlap:.2f})")
 
 
+def _left_elsewhere(a: Facts, b: Facts, cues: list[str]) -> str:
+    """What cues that only end a thing ("sold", "cancelled": ``data/leaving_verbs.txt``)
+    left, where the older names none of it: "has a Netflix subscription" / "cancelled the
+    Spotify subscription" ended another thing. "" when they left the older's thing, or
+    another cue is there."""
+    leaving = tables.word_set("leaving_verbs")
+    if not cues or not set(cues) <= leaving:
+        return ""
+    ended = [
+        [*(k for k, h in enumerate(b.heads) if h == j and b.deps[k] in _WHICH), j]
+        for j, dep in enumerate(b.deps)
+        if dep in ("dobj", "nsubjpass") and b.lemmas[b.heads[j]] in leaving
+    ]
+    # the thing with the words that say which one ("the Spotify subscription")
+    said = [all(norm_stem(b.lows[k]) in a.every_stem for k in thing) for thing in ended]
+    if not ended or any(said):
+        return ""
+    return listed(sorted(" ".join(b.lows[k] for k in thing) for thing in ended))
+
+
 _SUBJECTS = frozenset(("nsubj", "nsubjpass"))
+_WHICH = frozenset(("compound", "amod"))
 
 
 def _tells_change(a: Facts, b: Facts, i: int) -> bool:
