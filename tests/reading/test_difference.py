@@ -364,3 +364,14 @@ def test_they_after_the_user_is_the_user_unless_something_plural_comes_first() -
     assert ours.roles[("visit", "subject")] == {"they"}
     theirs = facts("Ana met the user in Lisbon, and they moved to Porto.")
     assert theirs.roles[("move", "subject")] == {"they"}
+
+
+def test_what_a_test_came_back_as_is_a_state() -> None:
+    older = "Thabo's cholesterol test in June 2024 came back normal."
+    newer = "Thabo's June 2024 blood work showed high cholesterol."
+    assert [d.kind for d in restatement_differences(older, newer, 2, 2)] == ["state"]
+    # and a state the newer tells where the older's words go unsaid is another statement
+    assert [d.kind for d in restatement_differences(newer, older, 2, 2)] == ["state"]
+    # the same state told again, a detail added, is a restatement
+    again = "Thabo's cholesterol test came back normal in June."
+    assert restatement_differences("Thabo's cholesterol test came back normal.", again, 2, 2) == []

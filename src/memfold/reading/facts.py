@@ -55,7 +55,6 @@ _CONTENT_POS = frozenset(("NOUN", "VERB", "ADJ", "PROPN"))
 # Which way a verb goes ("moved out of" / "moved into"): closed-class particles.
 _DIRECTIONS = frozenset(("in", "into", "out", "from", "to", "onto", "off", "up", "down", "away"))
 _TOWARD = {"into": "to", "onto": "to"}  # "flew into Lisbon" goes where "flew to" goes
-_COPULA_STATE = ("be", "acomp", "N")  # a slot: an adjective after "is"
 _CONVERSE = {"subject": "object", "object": "subject"}
 
 
@@ -126,7 +125,8 @@ class Facts:
     def states(self) -> frozenset[str]:
         """The stems of what the text says its subject is: adjectives after a copula ("is
         free", "is publicly readable"; "is colorblind", which the parse may take for a
-        noun's place)."""
+        noun's place) or after a verb that says what something is or turned out to be
+        ("came back normal", "stays open", "looks healthy")."""
         told_as_noun = {
             norm_stem(lemma)
             for lemma, pos, dep, head in zip(
@@ -135,7 +135,9 @@ class Facts:
             if pos == "ADJ" and dep == "attr" and self.lemmas[head] == "be"
         }
         return frozenset(
-            k for k, slots in self.slots.items() if _COPULA_STATE in slots or k in told_as_noun
+            k
+            for k, slots in self.slots.items()
+            if any(how == "acomp" and pos == "N" for _, how, pos in slots) or k in told_as_noun
         )
 
     @property

@@ -63,6 +63,12 @@ def restatement_differences(
         # none of the newer's words: the newer says something else of it.
         return [Difference("state", f"{listed(states)} in the older text only")]
     lost_things = [w for w in lost if not _is_verb(a, w)]
+    told_states = [d.item for d in added if stem(d.item) in b.states]
+    if told_states and lost_things:
+        # What the newer says its subject is, where the older's words go unsaid:
+        # "showed high cholesterol" / "the cholesterol test came back normal".
+        shown = f"{listed(told_states)} in the newer text only, {listed(lost_things)} unsaid"
+        return [Difference("state", shown)]
     if len(lost_things) > len(added):
         # Things the older names told in none of the newer's words: it says less. (A
         # verb may go into a light one: "spends evenings reading" / "reads at night".)
