@@ -1,7 +1,8 @@
 """Where each word of a parse stands in its clause: its role (subject or object), its
 slot (head and relation), the circumstances a clause adds, what a denial governs, where
-things go to or come from, and who owns a noun by "of". Read by ``facts`` once per text.
-Pure."""
+things go to or come from, who owns a noun by "of", which verbs a note opens with no
+subject (the user's) and which subjects undergo their verb. Read by ``facts`` once per
+text. Pure."""
 
 from __future__ import annotations
 
@@ -73,6 +74,47 @@ def ends_of(words: tuple[Word, ...]) -> frozenset[tuple[str, str]]:
         if end is not None:
             out.add((norm(w.lemma), end))
     return frozenset(out)
+
+
+_LEADING = frozenset(("advmod", "npadvmod", "punct"))
+_NOTED = frozenset(("VBD", "VBN", "VBZ"))  # past or present: not "Reply in French"
+_CLAUSE_HEADS = frozenset(("ROOT", "ccomp", "advcl"))
+
+
+def subjectless_verbs(words: tuple[Word, ...]) -> list[int]:
+    """The verbs that open a sentence with no subject, as a note is written ("Sold the
+    Civic and bought a RAV4", "Just started a new job"): past or present, not the bare
+    form an instruction takes ("Reply in French")."""
+    out = []
+    first = 0
+    for i, word in enumerate(words):
+        if i and word.sent != words[i - 1].sent:
+            first = i
+        if word.pos != "VERB" or word.tag not in _NOTED or word.dep not in _CLAUSE_HEADS:
+            continue
+        before = words[first:i]
+        if any(w.dep not in _LEADING or w.head != i for w in before):
+            continue
+        if any(w.head == i and w.dep in (*SUBJECT_DEPS, "nsubjpass") for w in words):
+            continue
+        out.append(i)
+    return out
+
+
+def undergoes(words: tuple[Word, ...], verb: int, subject: Word) -> bool:
+    """The subject of an undergoing verb with no object is what undergoes it: "the backup
+    job runs" (``data/undergoers.txt``), a thing, not a person ("the user runs")."""
+    if words[verb].lemma not in tables.word_set("undergoers") or subject.dep != "nsubj":
+        return False
+    if subject.pos != "NOUN" or norm(subject.lemma) in _people_nouns():
+        return False
+    return not any(w.head == verb and w.dep in ("dobj", "obj", "nsubjpass") for w in words)
+
+
+@cache
+def _people_nouns() -> frozenset[str]:
+    """The nouns that name a person: relations, "the user", "people"."""
+    return tables.word_set("relations") | {"user", "person", "people"}
 
 
 def slot_of(words: tuple[Word, ...], i: int) -> tuple[str, str, str]:

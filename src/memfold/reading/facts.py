@@ -8,7 +8,7 @@ import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache, cached_property, lru_cache
+from functools import cached_property, lru_cache
 
 from memfold.reading import parser, tables
 from memfold.reading.clause import (
@@ -24,6 +24,8 @@ from memfold.reading.clause import (
     owned_by_of,
     role_of,
     slot_of,
+    subjectless_verbs,
+    undergoes,
 )
 from memfold.reading.keys import (
     THIRD_PRONOUNS,
@@ -252,12 +254,12 @@ def facts_of(reading: Reading) -> Facts:
             told = {key.of(j) for j in (i, *appositions(words, i), *conjuncts(words, i))}
             if role == "subject":
                 subjects[at].update(told)  # what the clause is about, whatever its role
-                if _undergoes(words, at, word):
+                if undergoes(words, at, word):
                     role = "object"  # "the job runs nightly": the job is run
             roles[(norm(words[at].lemma), role)].update(told)
             if role == "subject" and word.low in THIRD_PRONOUNS:
                 guessed.add(norm(words[at].lemma))
-    for at in _subjectless(words):
+    for at in subjectless_verbs(words):
         # A note with no subject is the user's own: "Sold the Civic last weekend".
         subjects[at].add("user")
         roles[(norm(words[at].lemma), "subject")].add("user")
@@ -355,46 +357,6 @@ def facts_of(reading: Reading) -> Facts:
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
     )
-
-
-_LEADING = frozenset(("advmod", "npadvmod", "punct"))
-_NOTED = frozenset(("VBD", "VBN", "VBZ"))  # past or present: not "Reply in French"
-_CLAUSE_HEADS = frozenset(("ROOT", "ccomp", "advcl"))
-
-
-def _subjectless(words: tuple[Word, ...]) -> list[int]:
-    """The verbs that open a sentence with no subject, as a note is written ("Sold the
-    Civic and bought a RAV4", "Just started a new job"): past or present, not the bare
-    form an instruction takes ("Reply in French")."""
-    out = []
-    first = 0
-    for i, word in enumerate(words):
-        if i and word.sent != words[i - 1].sent:
-            first = i
-        if word.pos != "VERB" or word.tag not in _NOTED or word.dep not in _CLAUSE_HEADS:
-            continue
-        before = words[first:i]
-        if any(w.dep not in _LEADING or w.head != i for w in before):
-            continue
-        if any(w.head == i and w.dep in (*SUBJECT_DEPS, "nsubjpass") for w in words):
-            continue
-        out.append(i)
-    return out
-
-
-def _undergoes(words: tuple[Word, ...], verb: int, subject: Word) -> bool:
-    """The subject of an undergoing verb with no object is what undergoes it: "the backup
-    job runs" (``data/undergoers.txt``), a thing, not a person ("the user runs")."""
-    if words[verb].lemma not in tables.word_set("undergoers") or subject.dep != "nsubj":
-        return False
-    if subject.pos != "NOUN" or norm(subject.lemma) in _people_nouns():
-        return False
-    return not any(w.head == verb and w.dep in ("dobj", "obj", "nsubjpass") for w in words)
-
-
-@cache
-def _people_nouns() -> frozenset[str]:
-    return tables.word_set("relations") | {"user", "person", "people"}
 
 
 def _periods_as_nouns(words: tuple[Word, ...]) -> tuple[Word, ...]:

@@ -15,7 +15,8 @@ from memfold.reading.model import Word
 _CONTRAST_WORDS = frozenset(("over", "than", "instead", "versus", "vs", "to"))
 _NOUN_TAGS = ("NOUN", "PROPN")
 USER_PRONOUNS = frozenset(["i", "me", "my", "mine", "myself", "we", "us", "our", "ours"])
-# Singular third persons stand for the text's person; "they" may be things, so it stays.
+# Singular third persons stand for the text's person; "they" may be things, so it stays
+# itself unless the user alone comes before it ("the user ... they never drink").
 THIRD_PRONOUNS = frozenset(("he", "him", "his", "she", "her", "hers"))
 _SINGULAR_THEY = frozenset(("they", "them"))
 PRONOUNS = frozenset(("they", "them", "their", "theirs", "it", "its"))
@@ -199,8 +200,8 @@ class Keys:
         return norm(word.lemma)
 
     def _user_they(self, i: int) -> bool:
-        """ "They" is the user where the user is named before it, no one else is a
-        subject before it, and nothing plural comes before it that "they" could be ("the
+        """Whether "they" at ``i`` is the user: the user is named before it, no one else
+        is a subject before it, and nothing plural comes before it that it could be ("the
         user's parents ...; they visit")."""
         before = self.words[:i]
         others = [j for j, w in enumerate(before) if j in self.chains and w.dep == "nsubj"]
