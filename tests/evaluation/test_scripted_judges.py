@@ -140,3 +140,13 @@ def test_memfold_eval_takes_its_data_folder_as_an_argument_or_from_the_environme
     with pytest.raises(SystemExit) as ran:
         main([*args, "--out", str(tmp_path / "out.json")])
     assert ran.value.code == 0 and (tmp_path / "out.json").exists()
+
+
+def test_the_rule_judge_is_measured_on_save_and_after_one_review_run(tmp_path: Path) -> None:
+    result = _run(tmp_path, "rules")
+    rows = {r["id"]: r for r in result["rows"]}
+    assert rows["upd"]["action"] == "DELETE" and rows["upd"]["ok"]
+    after = result["after_review"]
+    assert after["run"]["status"] == "done"
+    assert after["distinct_violations"] == 0 and after["contradictions_dropped"] == 0
+    assert result["llm_calls"] == 0  # the offline judge asks no model, nor does its review

@@ -79,7 +79,9 @@ def run_scenarios(env: EvalEnv) -> JSONDict:
     scenarios = load_scenarios(path, env.limit)
     env.embed_all([t for s in scenarios for t in (*s.existing, s.new)], "scenarios")
     if not is_scripted(env.judge_kind):
-        return _run(env, path, scenarios, env.memory("scenarios", "sync"), review=False)
+        # The offline rule judge's review run costs no model call: it is reported too.
+        review = env.judge_kind == "rules"
+        return _run(env, path, scenarios, env.memory("scenarios", "sync"), review=review)
     # A scripted judge: on save, then one review run over every scope (what on-save left
     # for lack of certainty is review's to fold).
     with scripted_settings(env.settings, scenarios, env.judge_kind) as settings:
