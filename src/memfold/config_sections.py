@@ -350,6 +350,11 @@ class ConsolidationSettings(Section):
     # Microsoft" / "left Microsoft and joined Atlassian") from this cosine up, above the
     # 0.54 that the dev scenarios' distractors (the same person's other facts) reach.
     rules_reworded_change_min_similarity: float = Field(0.55, ge=0.0, le=1.0)
+    # A change whose cue's clause names this share of what the older says of its subject
+    # and drops none of its values ("default shell is bash" / "changed their default
+    # shell to zsh": all of it) is a new value of the same slot for the offline rule
+    # judge: superseded from update_channel_min_similarity up.
+    rules_retold_change_min_overlap: float = Field(1.0, ge=0.0, le=1.0)
     # UPDATE rewrites a memory in place: its own cosine gate (see docs/benchmarks.md).
     update_threshold: float = Field(0.85, ge=0.0, le=1.0)
     # A change cue ("now", "moved to") retires an older memory only when it is about the

@@ -37,6 +37,7 @@ from memfold.reading.moved_value import moved_value
 from memfold.reading.restatement import new_value_only
 from memfold.reading.supersede import attribute as supersede_attribute
 from memfold.reading.supersede import implied_words, named_stems, owned_overlap
+from memfold.reading.supersede import revalued as supersede_revalued
 
 __all__ = ["channel_open", "channel_query", "has_cue", "update_candidates", "update_match"]
 
@@ -68,19 +69,20 @@ def update_match(older: str, newer: str, min_overlap: float, swap_max: int = 2) 
     # "The user's default shell is bash" / "changed their default shell to zsh": the
     # thing whose value a copula tells is told again.
     share = max(len(attribute & named) / len(attribute), owned_overlap(a, b))
-    if share == 0 or (
+    if (share == 0 and not supersede_revalued(older, newer, cues, swap_max)) or (
         share < min_overlap
         and not new_value_only(older, newer, swap_max)
         and not moved_value(older, newer)
     ):
         # Neither most of what the older says, nor one fact with a new value ("a Zoom
         # meeting on March 22 at 3 PM" / "it's rescheduled to March 22 at 4:30 PM"; "8
-        # cards" / "now a total of 10 cards").
+        # cards" / "now a total of 10 cards"; "the phone is an iPhone 12" / "upgraded to
+        # an iPhone 15 Pro", the attribute left for the value to tell).
         return ""
+    told = ", ".join(sorted(attribute & named)) or "a new value only"
     return (
         f"update channel: change cue {', '.join(sorted(cues))}, same subject "
-        f"({', '.join(sorted(_about(a) & _about(b)))}), attribute "
-        f"{', '.join(sorted(attribute & named))}"
+        f"({', '.join(sorted(_about(a) & _about(b)))}), attribute {told}"
     )
 
 

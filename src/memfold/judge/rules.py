@@ -56,6 +56,7 @@ def limits_from_settings(settings: ConsolidationSettings) -> Limits:
         swap_max=settings.swap_max_words,
         min_overlap=settings.supersede_min_overlap,
         max_reworded=settings.rules_max_reworded_words,
+        told_overlap=settings.rules_retold_change_min_overlap,
     )
 
 

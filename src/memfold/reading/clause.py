@@ -1,7 +1,8 @@
 """Where each word of a parse stands in its clause: its role (subject or object), its
 slot (head and relation), the circumstances a clause adds, what a denial governs, where
 things go to or come from, who owns a noun by "of", which verbs a note opens with no
-subject (the user's) and which subjects undergo their verb. Read by ``facts`` once per
+subject (the user's), which subjects undergo their verb and for whom a changing verb's
+subject changes a thing (the owner of its object). Read by ``facts`` once per
 text. Pure."""
 
 from __future__ import annotations
@@ -109,6 +110,24 @@ def undergoes(words: tuple[Word, ...], verb: int, subject: Word) -> bool:
     if subject.pos != "NOUN" or norm(subject.lemma) in _people_nouns():
         return False
     return not any(w.head == verb and w.dep in ("dobj", "obj", "nsubjpass") for w in words)
+
+
+def changed_for(words: tuple[Word, ...], verb: int, subject: Word) -> list[int]:
+    """The owners of what a value-changing verb's subject changes for them
+    (``data/value_change_verbs.txt``): "the doctor increased the user's dose to 20 mg"
+    tells of the user's dose, the doctor only causing it. Empty where the object has no
+    owner of its own ("the landlord raised the rent")."""
+    if subject.dep != "nsubj" or words[verb].lemma not in tables.by_first_word(
+        "value_change_verbs"
+    ):
+        return []
+    objects = [i for i, w in enumerate(words) if w.head == verb and w.dep == "dobj"]
+    owners = [j for j, w in enumerate(words) if w.dep == "poss" and w.head in objects]
+    if owners or not objects or norm(subject.lemma) not in tables.word_set("relations"):
+        return owners
+    # "The user's doctor increased the dose": a relation acts for whom it is one.
+    at = words.index(subject)
+    return [j for j, w in enumerate(words) if w.dep == "poss" and w.head == at]
 
 
 @cache

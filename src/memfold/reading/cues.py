@@ -19,7 +19,9 @@ _COMPARATIVES = frozenset(("JJR", "RBR"))
 # the value it goes to ("raised to", "extended through").
 _VALUE_OBJECTS = frozenset(("dobj", "npadvmod", "attr"))
 
-_VALUE_PREPOSITIONS = frozenset(("to", "from", "by", "through", "until", "till"))
+_VALUE_PREPOSITIONS = frozenset(
+    ("to", "from", "by", "through", "until", "till", "into", "onto", "off")
+)
 _AUXILIARIES = frozenset(("aux", "auxpass"))
 _COMPLEMENTS = frozenset(("acomp", "attr", "oprd", "dobj"))
 _DEFINITE = frozenset(("the", "this", "that", "these", "those"))
@@ -46,8 +48,15 @@ def _find_cues(f: Facts, plans: bool) -> list[tuple[int, int, str]]:
     found = []
     # A verb that ends what it takes is a cue too ("sold the Civic"); its own table,
     # as what a statement says keeps it ("transferred shares before they were sold").
-    cue_tables = (("change_cues", False), ("value_change_verbs", True), ("leaving_verbs", False))
-    for table, needs_value in cue_tables:
+    # A completing verb is one only with what it completes ("passed the exam", not
+    # "passed away").
+    cue_tables = (
+        ("change_cues", None),
+        ("value_change_verbs", _takes_value),
+        ("leaving_verbs", None),
+        ("completion_verbs", _takes_object),
+    )
+    for table, needs in cue_tables:
         starting = tables.by_first_word(table)
         for seq in (f.lemmas, f.lows):
             for i, word in enumerate(seq):
@@ -56,10 +65,15 @@ def _find_cues(f: Facts, plans: bool) -> list[tuple[int, int, str]]:
                     if (
                         seq[i : i + n] == entry.words
                         and _cue_at(f, i, n, plans)
-                        and (not needs_value or _takes_value(f, i, n))
+                        and (needs is None or needs(f, i, n))
                     ):
                         found.append((i, n, " ".join(entry.words)))
     return found
+
+
+def _takes_object(f: Facts, start: int, n: int) -> bool:
+    """The verb at ``start`` has a direct object."""
+    return any(f.heads[j] == start and f.deps[j] == "dobj" for j in range(len(f.deps)))
 
 
 def cue_scope(f: Facts, spans: Iterable[tuple[int, int]]) -> frozenset[int]:
@@ -93,9 +107,25 @@ def _cue_verbs(f: Facts, spans: Iterable[tuple[int, int]]) -> set[int]:
             verb = _verb_of(f, j)
             if f.deps[verb] in _AUXILIARIES:
                 verb = f.heads[verb]  # "is now wondering" read with "now" on "is"
+            if _leads_in(f, verb):
+                verb = f.heads[verb]  # "Starting in March, the rent is $1,950"
             verbs.add(verb)
             verbs |= {k for k, head in enumerate(f.heads) if head == verb and f.deps[k] == "xcomp"}
     return verbs
+
+
+def _leads_in(f: Facts, verb: int) -> bool:
+    """The verb heads a participle clause with no subject of its own, set before the
+    clause it hangs on ("Starting next week, the standup moves to 10"): it tells when
+    that clause holds."""
+    return (
+        f.deps[verb] == "advcl"
+        and f.tags[verb] == "VBG"
+        and verb < f.heads[verb]
+        and not any(
+            f.heads[j] == verb and f.deps[j] in ("nsubj", "nsubjpass") for j in range(len(f.deps))
+        )
+    )
 
 
 def _clause_of(f: Facts, j: int) -> int:
@@ -123,13 +153,31 @@ def _takes_value(f: Facts, start: int, n: int) -> bool:
     for j in range(len(f.lows)):
         if j in span or not _under(f, j, span):
             continue
-        if f.lows[j] in _VALUE_PREPOSITIONS and f.deps[j] != "aux":
+        if (
+            f.lows[j] in _VALUE_PREPOSITIONS
+            and f.deps[j] not in ("aux", "prt")
+            and not (n > 1 and _to_a_place(f, j, valued))
+        ):
             return True  # whatever the parse makes of it ("went up to $1,520": quantmod)
         if f.lows[j] == "to" and f.deps[j] == "aux" and _value_object(f, f.heads[j], valued):
             return True  # "to" read as a verb's: "moved it to alternate Sundays"
         if f.heads[j] in span and f.deps[j] in _VALUE_OBJECTS and j in valued:
             return True
     return False
+
+
+def _to_a_place(f: Facts, prep: int, valued: set[int]) -> bool:
+    """The preposition at ``prep`` takes a common noun told as a known thing ("went down
+    to the water's edge"): where a phrasal verb of motion goes, not a value (a value, a
+    name or a bare noun: "went down to $40"; a verb of one word moves a thing: "moved
+    their office into the garage")."""
+    objects = [j for j in range(len(f.deps)) if f.heads[j] == prep and f.deps[j] == "pobj"]
+    return any(
+        j not in valued
+        and f.poses[j] == "NOUN"
+        and any(f.heads[k] == j and f.deps[k] in ("det", "poss") for k in range(len(f.deps)))
+        for j in objects
+    )
 
 
 def _value_object(f: Facts, head: int, valued: set[int]) -> bool:
@@ -160,6 +208,10 @@ def _cue_at(f: Facts, i: int, n: int, plans: bool) -> bool:
         # An adjective tells a replacement only of a thing already known ("the new
         # deadline", "her new address"); "a new contest" is another one.
         return False
+    if f.poses[i] == "VERB" and any(
+        f.heads[j] == i and f.deps[j] == "neg" for j in range(len(f.deps))
+    ):
+        return False  # "has never been married", "did not move": no event told
     if _only_when(f, _verb_of(f, i)):
         return False  # "transferred the shares before they were sold"
     return plans or not _unasserted(f, _verb_of(f, i))

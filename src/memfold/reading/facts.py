@@ -14,6 +14,7 @@ from memfold.reading import parser, tables
 from memfold.reading.clause import (
     SUBJECT_DEPS,
     adjuncts_of,
+    changed_for,
     contrasted,
     denied_verb,
     denies,
@@ -200,8 +201,9 @@ def facts_of(reading: Reading) -> Facts:
             possessed = words[head.head] if word.dep == "pobj" else head
             owners[norm(possessed.lemma)].add(key.of(i))
             first = first_noun_after(words, i)
-            if word.dep == "poss" and first is not None:
+            if word.dep == "poss" and first is not None and not _modifies(words, first, word.head):
                 # "Chiara's deputy signs ...": the parse may hang the owner on "signs"
+                # (not "the user's dentist appointment": the appointment is owned)
                 owners[norm(words[first].lemma)].add(key.of(i))
         if word.low in _NEGATIONS or word.dep == "neg":
             at = word.head if word.dep in ("neg", "det", "advmod", "preconj") else i
@@ -252,7 +254,11 @@ def facts_of(reading: Reading) -> Facts:
             # An apposition names the same one: "Zain, Ayesha's son" / "Ayesha's son Zain".
             # Nouns listed with it are arguments too: "grows tomatoes and basil".
             told = {key.of(j) for j in (i, *appositions(words, i), *conjuncts(words, i))}
-            if role == "subject":
+            changed = changed_for(words, at, word) if role == "subject" else []
+            if changed:
+                # "the doctor increased the user's dose": a clause about the user's dose
+                subjects[at].update(key.of(j) for j in changed)
+            elif role == "subject":
                 subjects[at].update(told)  # what the clause is about, whatever its role
                 if undergoes(words, at, word):
                     role = "object"  # "the job runs nightly": the job is run
@@ -357,6 +363,12 @@ def facts_of(reading: Reading) -> Facts:
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
     )
+
+
+def _modifies(words: tuple[Word, ...], i: int, noun: int) -> bool:
+    """Word ``i`` is a compound word of the noun at ``noun`` ("dentist" of "dentist
+    appointment")."""
+    return words[i].dep == "compound" and words[i].head == noun
 
 
 def _periods_as_nouns(words: tuple[Word, ...]) -> tuple[Word, ...]:

@@ -41,6 +41,9 @@ class Limits:
     min_overlap: float
     # Words of the older a restatement may tell in other words (None: any, each for one).
     max_reworded: int | None = None
+    # The strict reading (``max_reworded`` set) takes a change that replaces nothing it
+    # can point to where the cue's clause names this share of the older's attribute.
+    told_overlap: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +109,14 @@ def _value_replaced(older: str, newer: str) -> bool:
     return bool(lost & {d.kind for d in uncovered(b, a)})
 
 
+def _value_dropped(older: str, newer: str) -> bool:
+    """A value of the older's that the newer neither tells nor tells anew ("for about
+    $12,700" / "through resellers"): a detail told apart, not one replaced."""
+    a, b = facts(older), facts(newer)
+    lost = {d.kind for d in uncovered(a, b) if d.kind not in ("word", "name")}
+    return bool(lost - {d.kind for d in uncovered(b, a)})
+
+
 def _recounted(found: list[Difference]) -> bool:
     return any(d.kind == "count" for d in found)
 
@@ -141,10 +152,17 @@ def relate(older: str, newer: str, limits: Limits) -> PairReading:
     # a value, a word in the same place, the older's own verb ("drives to work" /
     # "started cycling"), or a retraction; a cue beside details told apart is left.
     strict = limits.max_reworded is not None
+    # "The user's default shell is bash" / "changed their default shell to zsh": all of
+    # what the older says of its subject told again under the cue.
+    retold = (
+        evidence.found
+        and evidence.overlap >= limits.told_overlap
+        and not _value_dropped(older, newer)
+    )
     replaced = value_only or evidence.retraction or _replaces(older, newer, limits.swap_max)
-    replaced = replaced or _recounted(forward + backward)
+    replaced = replaced or retold or _recounted(forward + backward)
     if evidence.found and (not strict or replaced):
-        slot_value = value_only or evidence.retraction
+        slot_value = value_only or evidence.retraction or retold
         return PairReading(Relation.CHANGED, evidence.reason, value_only, slot_value=slot_value)
     first = (forward or backward)[0]
     if evidence.contradiction:

@@ -20,7 +20,7 @@ _COPULAS = frozenset(("be",))
 
 def role_differences(a: Facts, b: Facts) -> list[Difference]:
     """Every difference of who, whose and in what order (``same_fact``'s share)."""
-    found = [*owners(a, b), *roles(a, b), *_order(a, b)]
+    found = [*owners(a, b), *roles(a, b), *_order(a, b), *_places(a, b)]
     found += [*new_owned(a, b), *new_owned(b, a), *_subject_mods(a, b), *_contrasts(a, b)]
     return found
 
@@ -66,6 +66,35 @@ def roles(a: Facts, b: Facts, kinds: Iterable[str] = ("subject", "object")) -> l
                     Difference("role", f"the object of '{verb}': {listed(ours)} / {listed(theirs)}")
                 )
     return out
+
+
+def _places(a: Facts, b: Facts) -> list[Difference]:
+    """A verb and preposition both texts use, each with a name the other does not put
+    there: "grew up in São Paulo" / "grew up in Recife and first visited São Paulo"."""
+    ours, theirs = _name_places(a), _name_places(b)
+    return [
+        Difference(
+            "role", f"'{verb} {prep}': {listed(ours[verb, prep])} / {listed(theirs[verb, prep])}"
+        )
+        for verb, prep in sorted(ours.keys() & theirs.keys())
+        if not _names_meet(ours[verb, prep], theirs[verb, prep])
+    ]
+
+
+def _name_places(f: Facts) -> dict[tuple[str, str], set[str]]:
+    """The names ``f`` puts after a verb's preposition ("lives in Tehran": ("live", "in"))."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for name in f.names:
+        last = name.split()[-1]
+        for j, low in enumerate(f.lows):
+            prep = f.heads[j]
+            if low == last and f.deps[j] == "pobj" and f.poses[f.heads[prep]] == "VERB":
+                out.setdefault((f.lemmas[f.heads[prep]], f.lows[prep]), set()).add(name)
+    return out
+
+
+def _names_meet(left: Iterable[str], right: Iterable[str]) -> bool:
+    return args_meet(left, right) or any(abbreviates(x, y) for x in left for y in right)
 
 
 def _turned(a: Facts, b: Facts) -> list[Difference]:

@@ -9,6 +9,7 @@ stay, linked. Pure."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memfold.reading import tables
@@ -19,13 +20,13 @@ from memfold.reading.cues import (
     cue_spans,
     plan_or_wish,
 )
-from memfold.reading.difference import switched_from
+from memfold.reading.difference import switched_from, told, uncovered
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import norm, norm_stem, stem, table_stems
 from memfold.reading.model import listed
 from memfold.reading.moved_value import is_goal, moved_value
 from memfold.reading.polarity import said_by_antonym
-from memfold.reading.restatement import substitutions
+from memfold.reading.restatement import new_value_only, substitutions
 
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
 _AMOUNTS = ("number", "money", "percent")
@@ -47,6 +48,8 @@ class Evidence:
     retraction: bool = False
     # The newer gives one of the older's values anew under its cue (``moved_value``).
     value: bool = False
+    # The share of the older's attribute the cue's clause names (1.0: all of it).
+    overlap: float = 0.0
 
 
 def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int) -> Evidence:
@@ -95,6 +98,9 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
         reason = f"the newer memory retracts {', '.join(retracted)} ({shown})"
         return Evidence(True, reason, retraction=True)
     moved = moved_value(older, newer, plans) if cues else ""
+    if cues and not moved and revalued(older, newer, cues, swap_max):
+        # Only values differ, the cue telling how ("weighs 82 kg" / "is down to 76 kg").
+        moved = "only its values differ"
     # "uses Jira" / "migrated from Jira to Linear": the older's thing is what the change
     # left, however few other words the two share.
     left = sorted(switched_from(a, b)) if cues and not moved else []
@@ -107,6 +113,9 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
     elsewhere = _left_elsewhere(a, b, cues)
     if elsewhere and not left:
         return Evidence(False, f"{shown}, but what it left is {elsewhere}, not the older's")
+    if cues and set(cues) <= tables.word_set("completion_verbs") and a.past:
+        # "ran the marathon in 3:42" / "finished the marathon in 4:15": nothing went on
+        return Evidence(False, f"{shown}, but the older tells a thing done, not going on")
     apart = "" if moved or left else _apart(a, b)
     if apart:
         return Evidence(False, f"{shown}, but {apart}")
@@ -119,15 +128,50 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
         return Evidence(True, reason, value=True)
     if overlap < min_overlap:
         return Evidence(False, f"{shown} about something else (overlap {overlap:.2f})")
-    return Evidence(True, f"{shown} about the same statement (overlap {overlap:.2f})")
+    return Evidence(
+        True, f"{shown} about the same statement (overlap {overlap:.2f})", overlap=overlap
+    )
+
+
+def revalued(older: str, newer: str, cues: Iterable[str], swap_max: int) -> bool:
+    """Only values differ, told in the same words but for at most ``swap_max`` the newer
+    adds, and a cue says a value changed ("weighs 82 kg" / "is down to 76 kg"; "the
+    phone is an iPhone 12" / "upgraded to an iPhone 15 Pro"): not an event whose own
+    details are values ("got married in Charleston", "finished the marathon in 4:15")."""
+    events = {e.words[0] for name in _EVENT_TABLES for e in tables.entries(name)}
+    if all(c.split()[0] in events for c in cues) or not new_value_only(older, newer, swap_max):
+        return False
+    a, b = facts(older), facts(newer)
+    if plan_or_wish(a) != plan_or_wish(b):
+        return False  # "plans to cut spending to $500" / "now spends $700": no plan kept
+    scope = cue_scope(b, [(i, n) for i, n, c in cue_spans(b) if c in cues])
+    if any(v.index not in scope for v in b.values if v.ident not in a.value_idents):
+        return False  # the new value is told in another clause than the change
+    cue_words = table_stems("change_cues", "value_change_verbs")
+    added = [d.item for d in uncovered(b, a) if d.kind == "word" and d.item not in cue_words]
+    # Something the older says of its subject is told again: a word, a name, or what
+    # one of its values counts ("82 kg" / "76 kg"; "an iPhone 12" / "an iPhone 15 Pro").
+    counted = {v.anchor for v in a.values if v.anchor}
+    theirs = b.every_stem | {v.anchor for v in b.values}
+    said = attribute(a)
+    ours = a.every_stem | counted
+    kin = counted & theirs or {v.anchor for v in b.values if v.anchor} & ours
+    kin = kin or {stem(n) for n in a.names} & said & theirs
+    return len(added) <= swap_max and bool(
+        kin or any(told(w, a, b) for w in a.content if stem(w) in said)
+    )
+
+
+# Cues that are events of their own, not a value's change.
+_EVENT_TABLES = ("leaving_verbs", "completion_verbs", "life_events")
 
 
 def _left_elsewhere(a: Facts, b: Facts, cues: list[str]) -> str:
-    """What cues that only end a thing ("sold", "cancelled": ``data/leaving_verbs.txt``)
-    left, where the older names none of it: "has a Netflix subscription" / "cancelled the
-    Spotify subscription" ended another thing. "" when they left the older's thing, or
-    another cue is there."""
-    leaving = tables.word_set("leaving_verbs")
+    """What cues that only end a thing ("sold", "cancelled", "passed":
+    ``data/leaving_verbs.txt``, ``data/completion_verbs.txt``) left, where the older names
+    none of it: "has a Netflix subscription" / "cancelled the Spotify subscription" ended
+    another thing. "" when they left the older's thing, or another cue is there."""
+    leaving = tables.word_set("leaving_verbs") | tables.word_set("completion_verbs")
     if not cues or not set(cues) <= leaving:
         return ""
     ended = [
@@ -311,7 +355,7 @@ def attribute(f: Facts) -> set[str]:
     the subject's own words, its names and the change cues ("The book club reads
     Beloved": read), or the subject's words when nothing else is said ("the user's
     title changed to ...": title)."""
-    cue_words = table_stems("change_cues", "value_change_verbs")
+    cue_words = {stem(f.lemmas[j]) for i, n, _ in cue_spans(f) for j in range(i, i + n)}
     verbs = {stem(v) for v, _ in f.clauses if v not in _EMPTY_VERBS}
     names = {stem(n) for n in f.names}
     said = ({stem(w) for w in f.content} | verbs) - cue_words - names

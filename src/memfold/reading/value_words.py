@@ -68,6 +68,8 @@ WEEKDAYS = {
 MONTHS.update({f"{m}.": n for m, n in list(MONTHS.items()) if len(m) <= 4})
 WEEKDAYS.update({f"{d}.": w for d, w in list(WEEKDAYS.items()) if len(d) <= 4})
 CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp"}
+# The days of a working week, told in one word ("every weekday" = "Monday to Friday").
+WORKWEEK = frozenset(("weekday", "weekdays"))
 STARTERS = frozenset(
     (
         *SMALL,
@@ -75,6 +77,7 @@ STARTERS = frozenset(
         *FRACTIONS,
         *MONTHS,
         *WEEKDAYS,
+        *WORKWEEK,
         *ORDINAL_WORDS,
         *CURRENCY_SIGNS,
         "an",

@@ -10,6 +10,15 @@ import re
 from dataclasses import dataclass
 
 from memfold.reading import tables
+from memfold.reading.calendar import (
+    ORDINAL,
+    SLASHED,
+    date_at,
+    iso_date,
+    month_near,
+    numeric_date,
+    workweek_range,
+)
 from memfold.reading.clock import clock, told_clock
 from memfold.reading.measures import (
     CURRENCIES,
@@ -53,6 +62,9 @@ from memfold.reading.value_words import (
 from memfold.reading.value_words import (
     WEEKDAYS as _WEEKDAYS,
 )
+from memfold.reading.value_words import (
+    WORKWEEK as _WORKWEEK,
+)
 
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _PER = frozenset(("a", "an", "per", "every", "each"))
@@ -60,8 +72,6 @@ _ROUND = frozenset(("hundred", "thousand", "million", "billion"))
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$")
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$")
 _VERSION = re.compile(r"^v?\d+(?:\.(?:\d+|x))+$|^v\d+$", re.IGNORECASE)
-_SLASHED = re.compile(r"^(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?$")
-_ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +112,8 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             anchor, label = "time", False  # "thrice weekly" = "three times a week"
         if kind == "ordinal":
             anchor = _ranked(words, span[0])
+        elif label and anchor in _VERSION_WORDS:
+            anchor = ""  # "PostgreSQL version 15" = "PostgreSQL 15"
         elif label:
             kind = "ordinal"  # "floor twelve" names the floor "the 12th floor" does
         if kind == "number" and duration_unit(words, span):
@@ -124,7 +136,7 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
         elif kind == "number" and anchor == "percent":
             kind, anchor = "percent", ""
         out.append(Value(kind, key, anchor, span[0], words[span[0]].sent))
-        slashed = _SLASHED.match(words[span[0]].low)
+        slashed = SLASHED.match(words[span[0]].low)
         if kind == "date" and slashed and slashed.group(3):  # "9/20/2025": its year too
             year = slashed.group(3)
             year = year if len(year) == 4 else f"20{year}"
@@ -154,7 +166,12 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     if _URL.match(low):
         # An address names one thing, as a value does; a sentence end is not part of it.
         return "url", low.rstrip(".,;:!?)").rstrip("/"), [i]
-    told = told_clock(words, i) or _numeric_date(low, i) or told_duration(words, i)
+    told = (
+        told_clock(words, i)
+        or numeric_date(low, i)
+        or iso_date(words, i)
+        or told_duration(words, i)
+    )
     if told is not None:
         return told
     multiple = _told_multiple(words, i)
@@ -170,7 +187,10 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     if found_clock is not None:
         return found_clock
     if low in _MONTHS and (word.pos == "PROPN" or low != "may"):
-        return _date(words, i)
+        return date_at(words, i)
+    if low in _WORKWEEK or workweek_range(words, i):
+        # "every weekday" = "Monday through Friday"
+        return "weekday", "mon-fri", list(range(i, i + (1 if low in _WORKWEEK else 3)))
     if low in _WEEKDAYS and word.pos in ("PROPN", "NOUN"):
         return "weekday", _WEEKDAYS[low], [i]
     if low in _CURRENCY_SIGNS and i + 1 < len(words):
@@ -191,9 +211,9 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
         and (low[0] == "v" or low.count(".") > 1 or "x" in low or _is_versioned(words, i))
     ):
         return "version", low.removeprefix("v"), [i]
-    day = _ORDINAL.match(low)
-    if (day or low in _ORDINAL_WORDS) and _month_near(words, i):
-        return _date(words, _month_near(words, i) or i)
+    day = ORDINAL.match(low)
+    if (day or low in _ORDINAL_WORDS) and month_near(words, i):
+        return date_at(words, month_near(words, i) or i)
     rank = int(day.group(1)) if day else _ORDINAL_WORDS.get(low)
     if rank is not None and word.dep == "amod" and words[word.head].pos == "NOUN":
         return "ordinal", str(rank), [i]  # "the 5th floor" = "the fifth floor"
@@ -204,7 +224,7 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     if _is_year(words, i, number):
         return "year", str(int(number)), span
     if nxt in _MONTHS and number <= 31 and number.is_integer():
-        return _date(words, i + 1)
+        return date_at(words, i + 1)
     return "number", fmt(number), span
 
 
@@ -216,25 +236,12 @@ def _counts_with_another(words: tuple[Word, ...], i: int) -> bool:
     )
 
 
+_VERSION_WORDS = frozenset(("version", "release"))
+
+
 def _is_versioned(words: tuple[Word, ...], i: int) -> bool:
     """ "Python 3.11", "version 1.28": a dotted number after a name or "version"."""
-    return i > 0 and (words[i - 1].pos == "PROPN" or words[i - 1].low in ("version", "release"))
-
-
-def _numeric_date(low: str, i: int) -> tuple[str, str, list[int]] | None:
-    """ "9/20/2025", "20/9": a date in figures where the day cannot be the month (over
-    12), so its order is known; the year is read apart (``values``)."""
-    found = _SLASHED.match(low)
-    if found is None:
-        return None
-    first, second = int(found.group(1)), int(found.group(2))
-    if first > 12 >= second >= 1 and first <= 31:
-        month, day = second, first
-    elif second > 12 >= first >= 1 and second <= 31:
-        month, day = first, second
-    else:
-        return None  # "3/4": March 4 or 3 April
-    return "date", f"{month:02d}-{day:02d}", [i]
+    return i > 0 and (words[i - 1].pos == "PROPN" or words[i - 1].low in _VERSION_WORDS)
 
 
 def _told_multiple(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
@@ -247,35 +254,6 @@ def _told_multiple(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]
     if low in ("a", "an") and nxt in _ROUND and words[i + 1].pos == "NUM":
         return "number", fmt(_SCALE[nxt]), [i, i + 1]
     return None
-
-
-def _month_near(words: tuple[Word, ...], i: int) -> int | None:
-    for j in (i + 1, i + 2, i - 1):
-        if 0 <= j < len(words) and words[j].low in _MONTHS and words[j].pos == "PROPN":
-            return j
-    return None
-
-
-def _date(words: tuple[Word, ...], m: int) -> tuple[str, str, list[int]]:
-    month = _MONTHS[words[m].low]
-    span = [m]
-    day: int | None = None
-    for j, skip in ((m + 1, []), (m - 1, []), (m - 2, [m - 1])):
-        if not 0 <= j < len(words):
-            continue
-        if skip and words[skip[0]].low != "of":
-            continue
-        low = words[j].low
-        ordinal = _ORDINAL.match(low)
-        number = int(ordinal.group(1)) if ordinal else _ORDINAL_WORDS.get(low)
-        if number is None and low.isdecimal() and len(low) <= 2:
-            number = int(low)
-        if number is not None and 1 <= number <= 31:
-            day = number
-            span += [j, *skip]
-            break
-    key = f"{month:02d}-{day:02d}" if day else f"{month:02d}"
-    return "date", key, sorted(span)
 
 
 def _number(words: tuple[Word, ...], i: int) -> tuple[float, list[int]] | None:
@@ -317,7 +295,21 @@ def _number(words: tuple[Word, ...], i: int) -> tuple[float, list[int]] | None:
         j += 1
     if words[span[-1]].low == "and":
         span.pop()
+    k = span[-1] + 1
+    following = tuple(w.low for w in words[k : k + 3])
+    part = _PARTS.get(following) if len(following) == 3 else None
+    if part is not None:
+        # "four and a quarter percent" = 4.25 %, "two and a half hours" = 2.5 hours
+        return total + current + part, [*span, k, k + 1, k + 2]
     return total + current, span
+
+
+# What a number told in words adds after "and".
+_PARTS: dict[tuple[str, ...], float] = {
+    ("and", "a", "half"): 0.5,
+    ("and", "a", "quarter"): 0.25,
+    ("and", "three", "quarters"): 0.75,
+}
 
 
 def _adds(total: float, current: float, small: int) -> bool:
