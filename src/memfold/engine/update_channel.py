@@ -29,14 +29,14 @@ from memfold.engine import readings
 from memfold.engine.context import Context
 from memfold.engine.search import keyword_scoring
 from memfold.model import Candidate, MemoryRecord, Status
+from memfold.reading.attribute import attribute as supersede_attribute
+from memfold.reading.attribute import implied_words, named_stems, owned_overlap
 from memfold.reading.cues import change_cues, cue_spans
 from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import norm, stem, table_stems
 from memfold.reading.moved_value import moved_value
 from memfold.reading.restatement import new_value_only
-from memfold.reading.supersede import attribute as supersede_attribute
-from memfold.reading.supersede import implied_words, named_stems, owned_overlap
 from memfold.reading.supersede import revalued as supersede_revalued
 
 __all__ = ["channel_open", "channel_query", "has_cue", "update_candidates", "update_match"]

@@ -55,6 +55,7 @@ def _find_cues(f: Facts, plans: bool) -> list[tuple[int, int, str]]:
         ("value_change_verbs", _takes_value),
         ("leaving_verbs", None),
         ("completion_verbs", _takes_object),
+        ("level_verbs", _reaches_level),
     )
     for table, needs in cue_tables:
         starting = tables.by_first_word(table)
@@ -69,6 +70,50 @@ def _find_cues(f: Facts, plans: bool) -> list[tuple[int, int, str]]:
                     ):
                         found.append((i, n, " ".join(entry.words)))
     return found
+
+
+def _reaches_level(f: Facts, start: int, n: int) -> bool:
+    """The verb at ``start`` goes to a value, with no amount of its own moved ("rose to
+    $84,000", not "rose 18.25 points to 9,586.71" nor "rose by 5 %"), and tells it of a
+    person or of someone's thing ("the user's salary", "Lucas"; not "the Dow")."""
+    span = range(start, start + n)
+    counted = [v.index for v in f.values if f.deps[v.index] in ("nummod", "quantmod")]
+    valued = {v.index for v in f.values} | {f.heads[i] for i in counted}
+    below = [j for j in range(len(f.lows)) if j not in span and _under(f, j, span)]
+    moved = any(
+        (f.heads[j] in span and f.deps[j] in _VALUE_OBJECTS and j in valued)
+        or (f.lows[j] == "by" and f.deps[j] == "prep")
+        for j in below
+    )
+    reached = any(
+        f.lows[j] == "to"
+        and f.deps[j] not in ("aux", "prt")
+        and (
+            any(k in valued for k in below if _under(f, k, range(j, j + 1)) and k != j)
+            # "up to $800" read as the amount's own modifier
+            or (f.deps[j] == "quantmod" and _counts(f, f.heads[j]))
+        )
+        for j in below
+    )
+    return reached and not moved and _told_of_someone(f, start)
+
+
+def _counts(f: Facts, j: int) -> bool:
+    """Word ``j`` is a value, or a value's figure ("$" "800")."""
+    return any(v.index == j or f.heads[v.index] == j for v in f.values)
+
+
+def _told_of_someone(f: Facts, verb: int) -> bool:
+    """The verb's subject is a person (a name, the user) or someone's thing."""
+    subjects = [
+        j for j in range(len(f.deps)) if f.heads[j] == verb and f.deps[j] in ("nsubj", "nsubjpass")
+    ]
+    return any(
+        f.poses[j] == "PROPN"
+        or f.lows[j] == "user"
+        or any(f.heads[k] == j and f.deps[k] == "poss" for k in range(len(f.deps)))
+        for j in subjects
+    )
 
 
 def _takes_object(f: Facts, start: int, n: int) -> bool:

@@ -4,8 +4,10 @@ changes the fact): the parse reads both as about the same thing
 change cue (``data/change_cues.txt``: "now", "no longer", "moved to") or by a later date
 than the older's, about the same statement (most of the older's words, values aside), or
 by a value of the older's told anew under the cue (``moved_value``: "a gallery with 8
-cards" / "now a total of 10 cards"). A negation with neither is a contradiction: both
-stay, linked. Pure."""
+cards" / "now a total of 10 cards"), or by new values alone in the cue's clause
+(``revalued``: "the phone is an iPhone 12" / "upgraded to an iPhone 15 Pro"). A
+negation with neither is a contradiction: both stay, linked. What a text says of its
+subject is ``memfold.reading.attribute``'s. Pure."""
 
 from __future__ import annotations
 
@@ -13,6 +15,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memfold.reading import tables
+from memfold.reading.attribute import (
+    attribute,
+    core_overlap,
+    lemma_key,
+    named_stems,
+    owned_overlap,
+    subject_words,
+)
 from memfold.reading.cues import (
     change_cues,
     cue_predicates,
@@ -32,8 +42,6 @@ _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
 _AMOUNTS = ("number", "money", "percent")
 _TOWARD = frozenset(("to", "until", "till", "through"))
 _NOUNS = frozenset(("NOUN", "PROPN"))
-# Verbs that say nothing of what they are about ("is", "has"): no attribute.
-_EMPTY_VERBS = frozenset(("be", "have"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +72,10 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
     spans = [
         (i, n, c)
         for i, n, c in cue_spans(b, plans)
-        if c not in theirs and not _said_in(a, c) and _tells_change(a, b, i)
+        if c not in theirs
+        and not _said_in(a, c)
+        and not _same_level(a, b, c)
+        and _tells_change(a, b, i)
     ]
     cues = sorted({c for _, _, c in spans})
     # What a cue says changed is in its own clause: the older's words there, not in a
@@ -89,11 +100,11 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
     if scope is not None:
         # A retraction negates what the cue's own clause says of its subject.
         said = cue_predicates(b, at)
-        retracted = [w for w in retracted if any(_lemma(b, j) == w for j in said)]
+        retracted = [w for w in retracted if any(lemma_key(b, j) == w for j in said)]
         # A word of the older's the newer negates beside its statement ("cut the essay
         # without overwhelming readers") says nothing of the older's statement.
         denied = b.negated - a.negated - set(retracted)
-        scope = frozenset(j for j in scope if _lemma(b, j) not in denied)
+        scope = frozenset(j for j in scope if lemma_key(b, j) not in denied)
     if retracted:
         reason = f"the newer memory retracts {', '.join(retracted)} ({shown})"
         return Evidence(True, reason, retraction=True)
@@ -216,7 +227,7 @@ def _speaks_of(a: Facts, b: Facts, scope: frozenset[int]) -> bool:
     ours = {stem(w) for w in subjects_and_owners(a)}
     if not (subjects and ours) or any(b.tags[j] == "PRP" for j in subjects):
         return True
-    theirs = {s for j in scope for s in (stem(_lemma(b, j)), norm_stem(b.lows[j]))}
+    theirs = {s for j in scope for s in (stem(lemma_key(b, j)), norm_stem(b.lows[j]))}
     return bool(ours & theirs)
 
 
@@ -263,6 +274,29 @@ def _said_in(f: Facts, cue: str) -> bool:
     return any(synonyms.get(lemma) == synonyms[cue] for lemma in f.lemmas)
 
 
+def _same_level(a: Facts, b: Facts, cue: str) -> bool:
+    """Both texts tell a level reached, the newer no value the older lacks ("the index
+    increased to 58.9 from 55.9" / "the index rose to 58.9 from 55.9"): no change."""
+    levels = {e.words[0] for t in ("value_change_verbs", "level_verbs") for e in tables.entries(t)}
+    if cue.split()[0] not in levels or not any(c.split()[0] in levels for c in change_cues(a)):
+        return False
+    verbs = {i for i, _, c in cue_spans(b) if c == cue}
+    # the values it goes to or from: under a "to" or "from" of the verb
+    ends = [j for j, head in enumerate(b.heads) if head in verbs and b.lows[j] in ("to", "from")]
+    reached = [v for v in b.values if _hangs_on(b, v.index, ends)]
+    return bool(reached) and all(v.ident in a.value_idents for v in reached)
+
+
+def _hangs_on(f: Facts, j: int, heads: list[int]) -> bool:
+    seen: set[int] = set()
+    while j not in seen:
+        if j in heads:
+            return True
+        seen.add(j)
+        j = f.heads[j]
+    return False
+
+
 _NOUN_MODIFIERS = frozenset(("compound", "amod", "nummod", "nmod", "poss"))
 
 
@@ -293,80 +327,9 @@ def _names_a_thing(f: Facts, i: int) -> bool:
     return f.deps[i] in _NOUN_MODIFIERS and f.poses[head] in _NOUNS and f.deps[head] != "pobj"
 
 
-def core_overlap(a: Facts, b: Facts, within: frozenset[int] | None = None) -> float:
-    """The share of what ``a`` says of its subject (``attribute``) that ``b`` also names
-    (only in the words ``within``, if given), counting the names both keep; not the
-    names or values a change may replace."""
-    names = {n for n in a.names - subject_words(a) if n in b.names}
-    core = attribute(a) | names
-    if not core:
-        return 1.0
-    kept = (core & named_stems(b, within)) | names
-    return max(len(kept) / len(core), owned_overlap(a, b, within))
-
-
-def owned_overlap(a: Facts, b: Facts, within: frozenset[int] | None = None) -> float:
-    """The share of the words of someone's thing whose value ``a``'s copula tells ("the
-    user's default shell is bash": default, shell) that ``b`` names as that thing, not as
-    the owner of another ("changed their default shell to zsh"; not "their default
-    shell's theme"); 0 when ``a`` tells no such value."""
-    for verb, subjects in a.clauses:
-        for key in subjects if verb == "be" else ():
-            words = key.split()
-            if not a.owners.get(words[-1]) or any(
-                key in owners or words[-1] in owners for owners in b.owners.values()
-            ):
-                continue
-            owned = {stem(w) for w in words}
-            return len(owned & named_stems(b, within)) / len(owned)
-    return 0.0
-
-
-def named_stems(f: Facts, within: frozenset[int] | None = None) -> frozenset[str]:
-    """The stems ``f`` names (only in the words ``within``, if given), with the
-    attributes its change verbs imply ("moved" -> where one lives:
-    ``data/implied_attributes.txt``)."""
-    if within is None:
-        return f.every_stem | {stem(w) for w in implied_words(f)}
-    said = {s for j in within for s in (stem(_lemma(f, j)), norm_stem(f.lows[j]))}
-    return frozenset(said | {stem(w) for w in implied_words(f, within)})
-
-
-def _lemma(f: Facts, j: int) -> str:
-    """Word ``j`` as the facts key it (a name as written)."""
-    return norm(f.lows[j] if f.poses[j] == "PROPN" else f.lemmas[j])
-
-
-def implied_words(f: Facts, within: frozenset[int] | None = None) -> list[str]:
-    """The attribute words ``f``'s verbs imply ("moved" -> "lives", "home"; "got married"
-    -> "engaged", ``data/life_events.txt``)."""
-    lemmas = set(f.lemmas) if within is None else {f.lemmas[j] for j in within}
-    entries = tables.entries("implied_attributes") + tables.entries("life_events")
-    return [w for e in entries if e.words[0] in lemmas for w in e.words[1:]]
-
-
 def _life_event(cue: str) -> bool:
     """Is change cue ``cue`` a life event (``data/life_events.txt``)?"""
     return cue.split()[0] in {e.words[0] for e in tables.entries("life_events")}
-
-
-def attribute(f: Facts) -> set[str]:
-    """What ``f`` says of its subject, as stems: its content words and main verbs, less
-    the subject's own words, its names and the change cues ("The book club reads
-    Beloved": read), or the subject's words when nothing else is said ("the user's
-    title changed to ...": title)."""
-    cue_words = {stem(f.lemmas[j]) for i, n, _ in cue_spans(f) for j in range(i, i + n)}
-    verbs = {stem(v) for v, _ in f.clauses if v not in _EMPTY_VERBS}
-    names = {stem(n) for n in f.names}
-    said = ({stem(w) for w in f.content} | verbs) - cue_words - names
-    subject = {stem(w) for w in subject_words(f)}
-    return said - subject or said
-
-
-def subject_words(f: Facts) -> set[str]:
-    """The words of the clauses' subjects (active or passive), as the facts key them."""
-    keys = {key for _, subjects in f.clauses for key in subjects} | set(f.subject_mods)
-    return {w for key in keys for w in key.split()}
 
 
 def _other_value_changed(a: Facts, b: Facts, swap_max: int) -> bool:
