@@ -34,8 +34,8 @@ from memfold import Memory
 from memfold.embed.local import LocalEmbedder
 from memfold.engine.update_channel import channel_query, has_cue
 from memfold.model import Scope, Status
+from memfold.reading.attribute import implied_words
 from memfold.reading.facts import facts
-from memfold.reading.supersede import implied_words
 
 SAVES = 400
 FETCHED = 20  # consolidation.update_channel_fetched
