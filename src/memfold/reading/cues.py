@@ -6,7 +6,7 @@ Read from ``data/change_cues.txt`` and ``data/value_change_verbs.txt``. Pure."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from memfold.reading import tables
 from memfold.reading.facts import Facts
@@ -79,7 +79,7 @@ def _reaches_level(f: Facts, start: int, n: int) -> bool:
     span = range(start, start + n)
     counted = [v.index for v in f.values if f.deps[v.index] in ("nummod", "quantmod")]
     valued = {v.index for v in f.values} | {f.heads[i] for i in counted}
-    below = [j for j in range(len(f.lows)) if j not in span and _under(f, j, span)]
+    below = [j for j in range(len(f.lows)) if j not in span and hangs_under(f, j, span)]
     moved = any(
         (f.heads[j] in span and f.deps[j] in _VALUE_OBJECTS and j in valued)
         or (f.lows[j] == "by" and f.deps[j] == "prep")
@@ -89,7 +89,7 @@ def _reaches_level(f: Facts, start: int, n: int) -> bool:
         f.lows[j] == "to"
         and f.deps[j] not in ("aux", "prt")
         and (
-            any(k in valued for k in below if _under(f, k, range(j, j + 1)) and k != j)
+            any(k in valued for k in below if hangs_under(f, k, range(j, j + 1)) and k != j)
             # "up to $800" read as the amount's own modifier
             or (f.deps[j] == "quantmod" and _counts(f, f.heads[j]))
         )
@@ -196,7 +196,7 @@ def _takes_value(f: Facts, start: int, n: int) -> bool:
     counted = [v.index for v in f.values if f.deps[v.index] in ("nummod", "quantmod")]
     valued = {v.index for v in f.values} | {f.heads[i] for i in counted}
     for j in range(len(f.lows)):
-        if j in span or not _under(f, j, span):
+        if j in span or not hangs_under(f, j, span):
             continue
         if (
             f.lows[j] in _VALUE_PREPOSITIONS
@@ -233,8 +233,8 @@ def _value_object(f: Facts, head: int, valued: set[int]) -> bool:
     )
 
 
-def _under(f: Facts, j: int, span: range) -> bool:
-    """Word ``j`` hangs, through its heads, on a word of ``span``."""
+def hangs_under(f: Facts, j: int, span: Container[int]) -> bool:
+    """Word ``j`` hangs, through its heads, on a word of ``span`` (or is one)."""
     seen = set()
     while j not in seen:
         if j in span:

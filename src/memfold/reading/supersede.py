@@ -28,6 +28,7 @@ from memfold.reading.cues import (
     cue_predicates,
     cue_scope,
     cue_spans,
+    hangs_under,
     plan_or_wish,
 )
 from memfold.reading.difference import switched_from, told, uncovered
@@ -283,18 +284,8 @@ def _same_level(a: Facts, b: Facts, cue: str) -> bool:
     verbs = {i for i, _, c in cue_spans(b) if c == cue}
     # the values it goes to or from: under a "to" or "from" of the verb
     ends = [j for j, head in enumerate(b.heads) if head in verbs and b.lows[j] in ("to", "from")]
-    reached = [v for v in b.values if _hangs_on(b, v.index, ends)]
+    reached = [v for v in b.values if hangs_under(b, v.index, ends)]
     return bool(reached) and all(v.ident in a.value_idents for v in reached)
-
-
-def _hangs_on(f: Facts, j: int, heads: list[int]) -> bool:
-    seen: set[int] = set()
-    while j not in seen:
-        if j in heads:
-            return True
-        seen.add(j)
-        j = f.heads[j]
-    return False
 
 
 _NOUN_MODIFIERS = frozenset(("compound", "amod", "nummod", "nmod", "poss"))
