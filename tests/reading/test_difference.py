@@ -28,6 +28,25 @@ from memfold.reading.restatement import restatement_differences, substitutions
             "polarity",
         ),
         ("Ana broke her wrist in 2018.", "Ana broke her ankle in 2020.", "year"),
+        # a host name or an e-mail address is a value
+        (
+            "The certificate for api.example.com expires.",
+            "The certificate for admin.example.com expires.",
+            "url",
+        ),
+        (
+            "Irene wants invoices sent to accounts@novak.com.",
+            "Irene wants invoices sent to billing@novak.com.",
+            "url",
+        ),
+        # a grade of one letter is not told by the article "a"
+        ("Sofia got an A on her essay.", "Sofia received a C on her essay.", "name"),
+        # a thing denied of what the other text says it does under another verb
+        (
+            "The laptop is provided by the company.",
+            "The laptop is owned by Noor, not issued by the company.",
+            "polarity",
+        ),
     ],
 )
 def test_a_difference_that_changes_the_fact_is_named(older: str, newer: str, kind: str) -> None:
@@ -43,6 +62,12 @@ def test_a_difference_that_changes_the_fact_is_named(older: str, newer: str, kin
         ("Pedro is on the infrastructure team.", "Pedro is a member of the infra team."),
         ("Meet at 7pm on Sept 21.", "Meet at 19:00 on 21 September."),
         ("Sofia's manager is Daniel Okafor.", "Sofia is managed by Daniel Okafor."),
+        # a title before a name is no part of it
+        ("Customer Irene Novak wants invoices by email.", "Irene Novak wants invoices by email."),
+        # a phrasal verb is the noun it makes
+        ("Olga does a backup of her laptop on Sundays.", "Olga backs up her laptop on Sundays."),
+        # a dotted number called a version, or not
+        ("The repo targets Python version 3.11.", "The repo's Python target is 3.11."),
     ],
 )
 def test_wording_alone_is_no_difference(older: str, newer: str) -> None:
@@ -61,6 +86,12 @@ def test_wording_alone_is_no_difference(older: str, newer: str) -> None:
         # the older's subject is the newer's person's relative
         ("Ana's brother lives in Lisbon.", "Ana moved to Porto.", "owner"),
         ("Ana's brother is engaged to Bo.", "Ana got married in June.", "owner"),
+        # a title keeps the name; another name is another person
+        (
+            "Customer Hannah Lee uses the app daily.",
+            "Customer Hana Park now uses it weekly.",
+            "person",
+        ),
     ],
 )
 def test_a_text_about_another_thing_supersedes_nothing(older: str, newer: str, kind: str) -> None:
@@ -97,6 +128,7 @@ def test_additions_count_what_the_newer_text_says_more() -> None:
         ("The NYC office is on Park Avenue.", "The New York City office is on Park Avenue."),
         ("The prod k8s cluster runs 1.28.", "The prod Kubernetes cluster runs 1.28."),
         ("Noa's sister lives in the U.K.", "Noa's sister lives in the United Kingdom."),
+        ("Kubernetes caps the pool at 12 nodes.", "K8s caps the pool at 12 nodes."),
     ],
 )
 def test_an_abbreviation_names_the_same_thing(a: str, b: str) -> None:

@@ -125,6 +125,48 @@ def test_a_later_date_counts_only_beside_another_changed_value() -> None:
     assert not retreat.found
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Tariq's credit score is 690.", "Tariq's latest credit score is 724."),
+        ("The cluster runs Kubernetes 1.27.", "As of Q2 2025, the cluster runs Kubernetes 1.30."),
+        (
+            "Liam's shipping address is 14 Elm Street.",
+            "Liam's latest shipping address is 88 Harbor Road.",
+        ),
+    ],
+)
+def test_a_value_dated_to_the_latest_time_known_is_a_later_one(older: str, newer: str) -> None:
+    evidence = supersede_evidence(older, newer, 0.5, 2)
+    assert evidence.found and "a later time" in evidence.reason
+
+
+def test_a_latest_value_of_another_thing_or_the_same_value_is_no_change() -> None:
+    same = supersede_evidence(
+        "Tariq's credit score is 690.", "Tariq's latest score is 690.", 0.5, 2
+    )
+    assert not same.found
+    # the older tells a time of its own: which is later is not known
+    dated = supersede_evidence(
+        "Toronto yesterday had 64 probable cases.",
+        "As of Wednesday, Toronto had 65 probable cases.",
+        0.5,
+        2,
+    )
+    assert "later time" not in dated.reason
+    # "latest" of another thing dates nothing the older says
+    other = supersede_evidence(
+        "The Nasdaq fell 2.9 percent.",
+        "The Nasdaq fell 2.86 percent, based on the latest data.",
+        0.5,
+        2,
+    )
+    assert "later time" not in other.reason
+    assert supersede_conflicts(
+        "Tariq's credit score is 690.", "Tariq's wife's latest credit score is 724."
+    )
+
+
 def test_a_negation_told_by_an_antonym_is_no_contradiction() -> None:
     same = supersede_evidence(
         "Ama does not like crowded trains.", "Ama dislikes crowded trains.", 0.5, 2
@@ -477,6 +519,22 @@ def test_a_switch_from_the_older_things_to_another_is_evidence() -> None:
     # The older's thing is what the change left: however few words the two share.
     older = "The user's team uses Jira for issue tracking."
     newer = "The user's team has since migrated from Jira to Linear."
+    # the older tells a time of its own: which is later is not known
+    dated = supersede_evidence(
+        "Toronto yesterday had 64 probable cases.",
+        "As of Wednesday, Toronto had 65 probable cases.",
+        0.5,
+        2,
+    )
+    assert "later time" not in dated.reason
+    # "latest" of another thing dates nothing the older says
+    other = supersede_evidence(
+        "The Nasdaq fell 2.9 percent.",
+        "The Nasdaq fell 2.86 percent, based on the latest data.",
+        0.5,
+        2,
+    )
+    assert "later time" not in other.reason
     assert supersede_conflicts(older, newer) == []
     found = supersede_evidence(older, newer, 0.5, 2)
     assert found.found and "left jira" in found.reason
@@ -484,6 +542,22 @@ def test_a_switch_from_the_older_things_to_another_is_evidence() -> None:
     # told two ways.
     nas = "The user's backups go to a Synology NAS."
     switched = "The user switched their backups from the Synology NAS to Backblaze B2."
+    # the older tells a time of its own: which is later is not known
+    dated = supersede_evidence(
+        "Toronto yesterday had 64 probable cases.",
+        "As of Wednesday, Toronto had 65 probable cases.",
+        0.5,
+        2,
+    )
+    assert "later time" not in dated.reason
+    # "latest" of another thing dates nothing the older says
+    other = supersede_evidence(
+        "The Nasdaq fell 2.9 percent.",
+        "The Nasdaq fell 2.86 percent, based on the latest data.",
+        0.5,
+        2,
+    )
+    assert "later time" not in other.reason
     assert supersede_conflicts(nas, switched) == []
     assert supersede_evidence(nas, switched, 0.5, 2).found
     # Without a cue it is no change ("flew from Lyon to Porto").
@@ -494,10 +568,74 @@ def test_a_switch_from_the_older_things_to_another_is_evidence() -> None:
 
 def test_a_relative_of_the_older_person_is_another_subject() -> None:
     older = "Ana works at Google."
+    # the older tells a time of its own: which is later is not known
+    dated = supersede_evidence(
+        "Toronto yesterday had 64 probable cases.",
+        "As of Wednesday, Toronto had 65 probable cases.",
+        0.5,
+        2,
+    )
+    assert "later time" not in dated.reason
+    # "latest" of another thing dates nothing the older says
+    other = supersede_evidence(
+        "The Nasdaq fell 2.9 percent.",
+        "The Nasdaq fell 2.86 percent, based on the latest data.",
+        0.5,
+        2,
+    )
+    assert "later time" not in other.reason
     assert supersede_conflicts(older, "Ana's sister switched from Google to Meta.")
+    # the older tells a time of its own: which is later is not known
+    dated = supersede_evidence(
+        "Toronto yesterday had 64 probable cases.",
+        "As of Wednesday, Toronto had 65 probable cases.",
+        0.5,
+        2,
+    )
+    assert "later time" not in dated.reason
+    # "latest" of another thing dates nothing the older says
+    other = supersede_evidence(
+        "The Nasdaq fell 2.9 percent.",
+        "The Nasdaq fell 2.86 percent, based on the latest data.",
+        0.5,
+        2,
+    )
+    assert "later time" not in other.reason
     assert supersede_conflicts(older, "Ana's sister moved to Meta.")
+    # the older tells a time of its own: which is later is not known
+    dated = supersede_evidence(
+        "Toronto yesterday had 64 probable cases.",
+        "As of Wednesday, Toronto had 65 probable cases.",
+        0.5,
+        2,
+    )
+    assert "later time" not in dated.reason
+    # "latest" of another thing dates nothing the older says
+    other = supersede_evidence(
+        "The Nasdaq fell 2.9 percent.",
+        "The Nasdaq fell 2.86 percent, based on the latest data.",
+        0.5,
+        2,
+    )
+    assert "later time" not in other.reason
     assert supersede_conflicts(older, "Ana now works at Meta.") == []
     # A thing of the person's is still about the person.
+    # the older tells a time of its own: which is later is not known
+    dated = supersede_evidence(
+        "Toronto yesterday had 64 probable cases.",
+        "As of Wednesday, Toronto had 65 probable cases.",
+        0.5,
+        2,
+    )
+    assert "later time" not in dated.reason
+    # "latest" of another thing dates nothing the older says
+    other = supersede_evidence(
+        "The Nasdaq fell 2.9 percent.",
+        "The Nasdaq fell 2.86 percent, based on the latest data.",
+        0.5,
+        2,
+    )
+    assert "later time" not in other.reason
     assert supersede_conflicts("The user pays $1,800 rent.", "The user's rent is now $1,950.") == []
 
 

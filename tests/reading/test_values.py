@@ -49,6 +49,19 @@ def idents(text: str) -> list[tuple[str, str, str]]:
         ("The user took half a day off.", "The user took 0.5 days off."),
         ('Ines works on a 14" MacBook Pro.', "Ines works on a 14-inch MacBook Pro."),
         ("The Atlas database is Postgres 15.", "The Atlas database is PostgreSQL 15."),
+        ("Zendesk ticket 9923 is escalated.", "Zendesk ticket #9923 is escalated."),
+        (
+            "The renewal closes at the end of Q3.",
+            "The renewal closes at the end of the third quarter.",
+        ),
+        (
+            "Nate pays rent on the 1st of every month.",
+            "Nate pays rent on the first of every month.",
+        ),
+        ("The call is on Monday at 11 a.m. Eastern.", "The call is on Monday at 11:00 ET."),
+        ("The request timeout is set to 30 s.", "The request timeout is set to 30 seconds."),
+        ("The gateway allows 100 requests per minute.", "The gateway allows 100 req per minute."),
+        ("The customer was charged twice.", "The customer was charged two times."),
     ],
 )
 def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:
@@ -94,6 +107,14 @@ def test_digits_of_other_kinds_do_not_break_the_values(text: str) -> None:
 def test_a_lone_surrogate_does_not_break_the_parse() -> None:
     # a judge's broken text is refused by the result check; reading it must not raise
     assert read("Sam likes tea \ud800 a lot").words
+
+
+def test_once_counts_only_after_its_verb_and_zones_stay_apart() -> None:
+    assert idents("The customer was charged once.") == [("number", "1", "time")]
+    assert idents("Mia once lived in Oslo.") == []  # formerly, not a count
+    assert idents("Once the build passes, Omar deploys.") == []
+    assert idents("The call is at 10 am PT.") != idents("The call is at 10 am ET.")
+    assert idents("The sprint review happens on the 1st.") != idents("It is on the 2nd.")
 
 
 def test_numbers_told_apart_stay_apart() -> None:

@@ -10,7 +10,7 @@ from collections.abc import Container, Iterable
 
 from memfold.reading import tables
 from memfold.reading.facts import Facts
-from memfold.reading.keys import norm
+from memfold.reading.keys import norm, stem
 
 _NOUNS = frozenset(("NOUN", "PROPN"))
 _COMPARATIVES = frozenset(("JJR", "RBR"))
@@ -316,3 +316,23 @@ def _unasserted(f: Facts, verb: int) -> bool:
     hedged = norm(f.lemmas[verb]) in f.hedged
     governed = f.deps[verb] == "xcomp" and f.poses[f.heads[verb]] in ("VERB", "AUX")
     return modal or hedged or governed
+
+
+def recency(f: Facts, named: Container[str] = ()) -> set[str]:
+    """The words by which ``f`` dates what it says to the latest time it knows ("as of",
+    "this month": ``data/recency_words.txt``); one that describes a thing ("latest")
+    only of a thing whose stem is in ``named`` ("Tariq's latest credit score", not
+    "based on the latest available data")."""
+    found = set()
+    starting = tables.by_first_word("recency_words")
+    for seq in (f.lemmas, f.lows):
+        for i, word in enumerate(seq):
+            for entry in starting.get(word, ()):
+                n = len(entry.words)
+                if seq[i : i + n] != entry.words:
+                    continue
+                last = i + n - 1
+                describes = f.poses[last] == "ADJ" and f.poses[f.heads[last]] in _NOUNS
+                if not describes or stem(f.lemmas[f.heads[last]]) in named:
+                    found.add(" ".join(entry.words))
+    return found

@@ -202,9 +202,16 @@ def _persons(a: Facts, b: Facts) -> list[Difference]:
     """Each text's clauses are about people (names, the user) and no person is shared:
     "Ana works at Microsoft" / "Bo left Microsoft"."""
     ours, theirs = _subject_persons(a), _subject_persons(b)
-    if ours and theirs and not ours & theirs:
+    if ours and theirs and not any(_one_person(x, y) for x in ours for y in theirs):
         return [Difference("person", f"about {listed(ours)} / {listed(theirs)}")]
     return []
+
+
+def _one_person(x: str, y: str) -> bool:
+    """One name is the other told with a title or a role before it, or its initials:
+    "Hannah Lee" / "Customer Hannah Lee", "Okafor" / "Dr. Okafor"."""
+    shorter, longer = sorted((x.split(), y.split()), key=len)
+    return x == y or longer[-len(shorter) :] == shorter or abbreviates(x, y)
 
 
 def _subject_names(a: Facts, b: Facts) -> list[Difference]:
@@ -212,8 +219,13 @@ def _subject_names(a: Facts, b: Facts) -> list[Difference]:
     another: "The Nasdaq index fell 23 points" / "The S&P 500 index gave up 12 points"."""
     keys = [set(key.split()) for _, subjects in a.clauses for key in subjects]
     named = {n for n in a.names if any(set(n.split()) <= key for key in keys)}
-    gone = sorted(n for n in named if not {stem(w) for w in n.split()} & b.every_stem)
     others = sorted(b.names - a.names)
+    gone = sorted(
+        n
+        for n in named
+        if not {stem(w) for w in n.split()} & b.every_stem
+        and not any(abbreviates(n, other) for other in others)
+    )
     if gone and others:
         return [Difference("role", f"about {listed(gone)} / {listed(others)}")]
     return []
@@ -297,6 +309,8 @@ def uncovered(a: Facts, b: Facts) -> list[Difference]:
             continue  # the other text does not say what it counts ("set to 20")
         if not value.anchor and (value.kind, value.key) in unanchored:
             continue
+        if _as_version(value, b):
+            continue
         if value.ident not in mine and not _ranked_alike(value, b.values):
             out.append(replace(_value_difference(value, b), item=value.key))
     initials = told_by_initials(a, b)
@@ -305,7 +319,9 @@ def uncovered(a: Facts, b: Facts) -> list[Difference]:
             continue  # "the Chicago Marathon" / "the marathon in Chicago"
         if pertains(name, b):
             continue  # "European travel" / "travelling within Europe"
-        if stem(name) not in b.every_stem and not any(abbreviates(name, o) for o in b.names):
+        # a name of one letter (a grade, a blood type) is not told by an article "a"
+        said = len(name) > 1 and stem(name) in b.every_stem
+        if not said and not any(abbreviates(name, o) for o in b.names):
             others = sorted(b.names - a.names)
             shown = f"'{name}'" + (f" / {listed(others)}" if others else " in one text only")
             out.append(Difference("name", shown, name, added=not others))
@@ -408,6 +424,17 @@ def _verbs(a: Facts, b: Facts) -> list[Difference]:
         for verb in sorted(a.verbs)
         if not told(verb, a, b)
     ]
+
+
+def _as_version(value: Value, b: Facts) -> bool:
+    """A dotted number the other text calls a version, or the other way round: "targets
+    version 3.11" / "the Python target is 3.11"."""
+    kinds = ("version", "number")
+    return (
+        value.kind in kinds
+        and "." in value.key
+        and any(o.kind in kinds and o.kind != value.kind and o.key == value.key for o in b.values)
+    )
 
 
 def _value_difference(value: Value, b: Facts) -> Difference:

@@ -37,6 +37,7 @@ from memfold.reading.keys import (
     conjuncts,
     contrasts,
     describes,
+    is_title,
     name_chains,
     names_a_kind,
     norm,
@@ -283,9 +284,10 @@ def facts_of(reading: Reading) -> Facts:
         # A clipping is read as its word's spelling, not lemmatized ("docs": documentation).
         clipped = word.low in clippings
         lemma = norm(word.lemma if word.pos != "PROPN" and not clipped else word.low)
+        lemma = _with_particle(words, i, lemma)
         every.update((stem(lemma), norm_stem(word.low)))
-        if word.pos not in _CONTENT_POS or i in chains:
-            continue
+        if word.pos not in _CONTENT_POS or i in chains or is_title(words, i):
+            continue  # "Customer Hannah Lee": the title is no fact of its own
         if (
             (word.lemma in light and word.pos in ("VERB", "AUX"))
             or (lemma in general and not names_a_kind(words, i))
@@ -363,6 +365,15 @@ def facts_of(reading: Reading) -> Facts:
             if w.low in tables.word_set("hedges") and w.dep in ("aux", "advmod")
         ),
     )
+
+
+def _with_particle(words: tuple[Word, ...], i: int, lemma: str) -> str:
+    """A phrasal verb read as one word, the noun it makes: "gets backed up" /
+    "backups", "logging in" / "login", "works out" / "workout"."""
+    if words[i].pos != "VERB":
+        return lemma
+    particles = [w.low for w in words if w.head == i and w.dep == "prt" and w.low.isalpha()]
+    return norm(lemma + particles[0]) if len(particles) == 1 else lemma
 
 
 def _modifies(words: tuple[Word, ...], i: int, noun: int) -> bool:

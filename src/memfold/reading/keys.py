@@ -61,7 +61,7 @@ def is_name(words: tuple[Word, ...], i: int) -> bool:
     """A proper name: so tagged, or capitalized where a common word would not be (the
     small model tags some first names as nouns: "Sofia mentors Daniel")."""
     word = words[i]
-    if word.low == "user":
+    if word.low == "user" or is_title(words, i):
         return False
     if word.pos == "PROPN":
         # A name has a capital or a digit somewhere ("iPhone", "k8s"); the small model
@@ -78,6 +78,18 @@ def is_name(words: tuple[Word, ...], i: int) -> bool:
     has_det = any(w.head == i and w.dep in ("det", "poss") for w in words)
     modifies = word.dep == "compound" and words[word.head].tag == "NN"
     return word.tag == "NN" and not has_det and not modifies
+
+
+def is_title(words: tuple[Word, ...], i: int) -> bool:
+    """A role noun written before a name as its title is no part of the name: "Customer
+    Hannah Lee" is Hannah Lee (``data/titles.txt``)."""
+    after = words[i + 1] if i + 1 < len(words) else None
+    return (
+        after is not None
+        and after.pos == "PROPN"
+        and after.text[:1].isupper()
+        and words[i].low in tables.word_set("titles")
+    )
 
 
 def names_a_kind(words: tuple[Word, ...], i: int) -> bool:

@@ -262,7 +262,8 @@ def _unstopped(token: Any, text: str | None = None) -> str:
     text = token.text if text is None else text
     last = token.i + 1 == len(token.doc) or token.nbor().is_space or token.nbor().is_punct
     word = text[:-1]
-    if last and text.endswith(".") and len(word) > 1 and "." not in word:
+    unit = token.i > 0 and token.nbor(-1).like_num and word.isalpha()  # "set to 30 s."
+    if last and text.endswith(".") and (len(word) > 1 or unit) and "." not in word:
         return word
     return str(text)
 

@@ -74,11 +74,26 @@ def _denied_over(a: Facts, b: Facts) -> list[Difference]:
         }
         objects = b.roles.get((verb, "object"), frozenset())
         shared = sorted(objects & said) or sorted(k for k in objects if _held_by(a, k))
+        # a thing (no person) that does what the other text says it does under another
+        # verb: "provided by the company" / "not issued by the company"
+        shared = shared or sorted(b.roles.get((verb, "subject"), frozenset()) & _agents(a))
         if shared and not opposite & held and not _avoided(a, shared[0]):
             found.append(
                 Difference("polarity", f"'{verb}' denied of '{shared[0]}' in one text only")
             )
     return found
+
+
+def _agents(f: Facts) -> set[str]:
+    """The things, not persons, that do what a verb ``f`` does not negate says."""
+    people = f.names | {"user", f.initial}
+    return {
+        key
+        for (verb, role), keys in f.roles.items()
+        if role == "subject" and verb not in f.negated and verb != "be"
+        for key in keys
+        if key not in people
+    }
 
 
 def _held_by(f: Facts, key: str) -> bool:

@@ -30,6 +30,7 @@ from memfold.reading.cues import (
     cue_spans,
     hangs_under,
     plan_or_wish,
+    recency,
 )
 from memfold.reading.difference import switched_from, told, uncovered
 from memfold.reading.facts import Facts, facts
@@ -40,6 +41,8 @@ from memfold.reading.polarity import said_by_antonym
 from memfold.reading.restatement import new_value_only, substitutions
 
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
+# Words by which a text tells its own time relative to now.
+_DEICTIC = frozenset(("yesterday", "today", "tonight", "tomorrow", "ago", "last", "recently"))
 _AMOUNTS = ("number", "money", "percent")
 _TOWARD = frozenset(("to", "until", "till", "through"))
 _NOUNS = frozenset(("NOUN", "PROPN"))
@@ -86,6 +89,8 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
     # A later date is evidence only beside another value that changed ("As of 2023, 12
     # agents" / "As of 2024, 15 agents"); alone it names another one ("the 2024 retreat").
     later = later_date(a, b) if _other_value_changed(a, b, swap_max) else ""
+    if not later and _other_value_changed(a, b, swap_max, dates=True):
+        later = told_later(a, b)  # "expires on December 31, 2026, per the latest amendment"
     retracted = sorted(w for w in b.negated - a.negated if stem(w) in a.every_stem)
     if not cues and not later:
         # A negation the newer tells by an antonym agrees ("does not like" / "dislikes").
@@ -300,6 +305,16 @@ def later_date(a: Facts, b: Facts) -> str:
     return f"a later date ({'-'.join(when_b)} after {'-'.join(when_a)})"
 
 
+def told_later(a: Facts, b: Facts) -> str:
+    """``b`` dates what it says to the latest time it knows, ``a`` tells no time at all:
+    "Tariq's credit score is 690" / "Tariq's latest credit score is 724". What was seen,
+    or ""."""
+    if any(v.kind in _WHEN for v in a.values) or set(a.lows) & _DEICTIC or recency(a):
+        return ""  # the older is dated too ("yesterday", "on Wednesday"): no order known
+    told = sorted(recency(b, a.every_stem))
+    return f"a later time ({', '.join(repr(w) for w in told)})" if told else ""
+
+
 def _when(f: Facts) -> tuple[str, ...] | None:
     """When ``f`` says its statement holds: its latest year (and date), not one that
     names a thing ("the 2024 retreat")."""
@@ -323,12 +338,13 @@ def _life_event(cue: str) -> bool:
     return cue.split()[0] in {e.words[0] for e in tables.entries("life_events")}
 
 
-def _other_value_changed(a: Facts, b: Facts, swap_max: int) -> bool:
+def _other_value_changed(a: Facts, b: Facts, swap_max: int, dates: bool = False) -> bool:
     """A value or a name that is not a date was told in place of another ("12 agents" /
     "15 agents", "located in Valencia" / "located in Barcelona"), or a word in the same
-    place ("junior analyst" / "senior analyst")."""
-    undated_a = {v.show() for v in a.values if v.kind not in _WHEN} | a.names
-    undated_b = {v.show() for v in b.values if v.kind not in _WHEN} | b.names
+    place ("junior analyst" / "senior analyst"); with ``dates``, a value or a name of
+    any kind, dates too, and no word."""
+    undated_a = {v.show() for v in a.values if dates or v.kind not in _WHEN} | a.names
+    undated_b = {v.show() for v in b.values if dates or v.kind not in _WHEN} | b.names
     if undated_a - undated_b and undated_b - undated_a:
         return True
-    return bool(substitutions(a.text, b.text, swap_max))
+    return not dates and bool(substitutions(a.text, b.text, swap_max))

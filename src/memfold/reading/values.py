@@ -70,6 +70,38 @@ _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _PER = frozenset(("a", "an", "per", "every", "each"))
 _ROUND = frozenset(("hundred", "thousand", "million", "billion"))
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$")
+_HOST = re.compile(r"^(?:[a-z0-9_-]+\.)+([a-z]{2,})\.?$")
+# The top-level domains a host name in a memory ends with.
+_DOMAINS = frozenset(
+    (
+        "com",
+        "org",
+        "net",
+        "io",
+        "dev",
+        "app",
+        "ai",
+        "co",
+        "edu",
+        "gov",
+        "uk",
+        "de",
+        "fr",
+        "eu",
+        "nl",
+        "es",
+        "it",
+        "ca",
+        "au",
+        "in",
+        "jp",
+        "br",
+        "ch",
+        "se",
+        "info",
+        "cloud",
+    )
+)
 _DIGITS = re.compile(r"^\d+(?:,\d{3})*(?:\.\d+)?$")
 _VERSION = re.compile(r"^v?\d+(?:\.(?:\d+|x))+$|^v\d+$", re.IGNORECASE)
 
@@ -111,7 +143,8 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
         if words[span[0]].low in MULTIPLES:
             anchor, label = "time", False  # "thrice weekly" = "three times a week"
         if kind == "ordinal":
-            anchor = _ranked(words, span[0])
+            quarter = _QUARTER.match(words[span[0]].low)
+            anchor = "quarter" if quarter else _ranked(words, span[0])
         elif label and anchor in _VERSION_WORDS:
             anchor = ""  # "PostgreSQL version 15" = "PostgreSQL 15"
         elif label:
@@ -156,14 +189,21 @@ def _may_start_value(low: str) -> bool:
     """Whether a value can start at a word: one with a digit or a sign, a web address,
     or a word that names a number, a fraction, a month, a weekday or a time of day (most
     words cannot, and skip the readers below)."""
-    return low in _STARTERS or any(c.isdigit() for c in low) or "://" in low
+    return low in _STARTERS or any(c.isdigit() for c in low) or "://" in low or _host(low)
+
+
+def _host(low: str) -> bool:
+    """A host name or an e-mail address ("api.example.com", "ops@acme.io"), not a name
+    with a dot in it ("Node.js", "U.S.")."""
+    match = _HOST.match(low.split("@")[-1]) if low.count("@") <= 1 else None
+    return match is not None and match.group(1) in _DOMAINS
 
 
 def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
     word = words[i]
     low = word.low
     nxt = words[i + 1].low if i + 1 < len(words) else ""
-    if _URL.match(low):
+    if _URL.match(low) or _host(low):
         # An address names one thing, as a value does; a sentence end is not part of it.
         return "url", low.rstrip(".,;:!?)").rstrip("/"), [i]
     told = (
@@ -185,7 +225,7 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
         return "time", "00:00", [i]
     found_clock = clock(words, i)
     if found_clock is not None:
-        return found_clock
+        return _zoned(words, *found_clock)
     if low in _MONTHS and (word.pos == "PROPN" or low != "may"):
         return date_at(words, i)
     if low in _WORKWEEK or workweek_range(words, i):
@@ -211,12 +251,16 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
         and (low[0] == "v" or low.count(".") > 1 or "x" in low or _is_versioned(words, i))
     ):
         return "version", low.removeprefix("v"), [i]
+    if _QUARTER.match(low):
+        return "ordinal", low[1], [i]  # "Q3" = "the third quarter"
     day = ORDINAL.match(low)
     if (day or low in _ORDINAL_WORDS) and month_near(words, i):
         return date_at(words, month_near(words, i) or i)
     rank = int(day.group(1)) if day else _ORDINAL_WORDS.get(low)
     if rank is not None and word.dep == "amod" and words[word.head].pos == "NOUN":
         return "ordinal", str(rank), [i]  # "the 5th floor" = "the fifth floor"
+    if rank is not None and _stands_alone(words, i):
+        return "ordinal", str(rank), [i]  # "paid on the first" = "on the 1st"
     amount = _number(words, i)
     if amount is None:
         return None
@@ -228,6 +272,25 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
     return "number", fmt(number), span
 
 
+def _zoned(
+    words: tuple[Word, ...], kind: str, key: str, span: list[int]
+) -> tuple[str, str, list[int]]:
+    """A clock time with the time zone written after it, in one spelling: "11 a.m.
+    Eastern" = "11:00 ET" (``data/time_zones.txt``)."""
+    after = span[-1] + 1
+    zones = tables.group_of("time_zones")
+    if after < len(words) and words[after].low in zones:
+        return kind, f"{key} {zones[words[after].low]}", [*span, after]
+    return kind, key, span
+
+
+def _stands_alone(words: tuple[Word, ...], i: int) -> bool:
+    """A rank said as a noun of its own, the day of a month: "on the 1st of every
+    month", "paid on the first"."""
+    word = words[i]
+    return i > 0 and words[i - 1].low == "the" and word.dep in ("pobj", "npadvmod")
+
+
 def _counts_with_another(words: tuple[Word, ...], i: int) -> bool:
     """ "one" counts when it is set against another number ("one son and two daughters")
     or is written as a numeral; alone it is an article."""
@@ -237,6 +300,8 @@ def _counts_with_another(words: tuple[Word, ...], i: int) -> bool:
 
 
 _VERSION_WORDS = frozenset(("version", "release"))
+_QUARTER = re.compile(r"^q[1-4]$")
+_NUMBER_SIGNS = frozenset(("#", "no.", "nr."))
 
 
 def _is_versioned(words: tuple[Word, ...], i: int) -> bool:
@@ -249,11 +314,20 @@ def _told_multiple(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]
     a round number told with "a" ("a hundred requests" = "100 requests")."""
     low = words[i].low
     nxt = words[i + 1].low if i + 1 < len(words) else ""
-    if low in MULTIPLES and (low != "once" or nxt in _PER or nxt.endswith("ly")):
+    if low in MULTIPLES and (
+        low != "once" or nxt in _PER or nxt.endswith("ly") or _counts(words, i)
+    ):
         return "number", str(MULTIPLES[low]), [i]
     if low in ("a", "an") and nxt in _ROUND and words[i + 1].pos == "NUM":
         return "number", fmt(_SCALE[nxt]), [i, i + 1]
     return None
+
+
+def _counts(words: tuple[Word, ...], i: int) -> bool:
+    """ "charged once", "met him once": "once" after the verb it tells counts; before it
+    ("once lived") it means formerly, and as a conjunction ("once it ships") a time."""
+    word = words[i]
+    return word.dep == "advmod" and word.head < i and words[word.head].pos in ("VERB", "AUX")
 
 
 def _number(words: tuple[Word, ...], i: int) -> tuple[float, list[int]] | None:
@@ -347,7 +421,10 @@ def _anchor(words: tuple[Word, ...], span: list[int]) -> tuple[str, bool]:
     it, which the number labels rather than counts ("gate 12", "port 5433": True)."""
     last = span[-1]
     after = last + 2 if last + 2 < len(words) and words[last + 1].low == "-" else last + 1
-    for j in (after, span[0] - 1):
+    before = span[0] - 1
+    if before > 0 and words[before].low in _NUMBER_SIGNS:
+        before -= 1  # "ticket #9923" labels the ticket as "ticket 9923" does
+    for j in (after, before):
         if not 0 <= j < len(words) or j in span:
             continue
         word = words[j]
