@@ -159,6 +159,18 @@ def test_channel_off_leaves_the_update_unjudged(db_path: Path, embedder: LocalEm
         # what "sold" takes is where the change came from
         ("User drives a 2014 Honda Civic.", "Sold the Civic last weekend and bought a RAV4.", True),
         ("User drives a 2014 Honda Civic.", "Sold the bike last weekend and bought a RAV4.", False),
+        # an older the parse finds no subject in ("stores" read as a noun): its names
+        # and nouns stand for it
+        (
+            "The auth service stores user sessions in Redis.",
+            "Auth service sessions were migrated from Redis to DynamoDB.",
+            True,
+        ),
+        (
+            "The auth service stores user sessions in Redis.",
+            "The billing queue was migrated from RabbitMQ to SQS.",
+            False,
+        ),
     ],
 )
 def test_subject_and_attribute_match(older: str, newer: str, matches: bool) -> None:

@@ -58,6 +58,15 @@ def test_change_cues(text: str, cues: set[str]) -> None:
             "Nikolai takes 10 mg of his blood pressure medication daily.",
             "Nikolai's doctor increased his blood pressure medication to 20 mg daily.",
         ),
+        (
+            "The user takes 20 mg of atorvastatin daily.",
+            "The user's doctor increased their atorvastatin dose to 40 mg daily.",
+        ),
+        # a state begun on another thing than the older's
+        (
+            "Jasmine takes the 38 bus to her office.",
+            "Jasmine has started taking the light rail to her office instead of the 38 bus.",
+        ),
         # a new value alone, the attribute left to it
         ("The user weighs 82 kg.", "The user now weighs 76 kg."),
         (

@@ -152,8 +152,10 @@ def _about(f: Facts) -> set[str]:
     keys = {key for _, subjects in f.clauses for key in subjects} | set(f.subject_mods)
     if not keys:
         # The parse found no subject ("Soo-ah's team lead is Jiwoo Han now" read as one
-        # noun phrase): its names stand for it, else its nouns.
-        keys = set(f.names) or set(f.nouns)
+        # noun phrase): its names stand for it where one leads the text, else its names
+        # and nouns ("The auth service stores user sessions in Redis", "stores" read as
+        # a noun).
+        keys = set(f.names) if _name_leads(f) else set(f.names) | set(f.nouns)
     keys |= _changed_things(f)
     out: set[str] = set()
     for modifiers in f.subject_mods.values():
@@ -163,6 +165,13 @@ def _about(f: Facts) -> set[str]:
         for owner in f.owners.get(key.split()[-1], ()):
             out |= set(owner.split())
     return out
+
+
+def _name_leads(f: Facts) -> bool:
+    """The text starts with a name, after an article at most."""
+    start = 1 if f.lows[:1] in (("the",), ("a",), ("an",)) else 0
+    first = f.lows[start] if start < len(f.lows) else ""
+    return any(name.split()[0] == first for name in f.names)
 
 
 def _changed_things(f: Facts) -> set[str]:

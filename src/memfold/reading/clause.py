@@ -123,9 +123,13 @@ def changed_for(words: tuple[Word, ...], verb: int, subject: Word) -> list[int]:
         return []
     objects = [i for i, w in enumerate(words) if w.head == verb and w.dep == "dobj"]
     owners = [j for j, w in enumerate(words) if w.dep == "poss" and w.head in objects]
-    if owners or not objects or norm(subject.lemma) not in tables.word_set("relations"):
+    pronouns = bool(owners) and all(words[j].pos == "PRON" for j in owners)
+    if (owners and not pronouns) or not objects:
         return owners
-    # "The user's doctor increased the dose": a relation acts for whom it is one.
+    if norm(subject.lemma) not in tables.word_set("relations"):
+        return owners
+    # "The user's doctor increased the dose" (or "their dose"): a relation acts for whom
+    # it is one.
     at = words.index(subject)
     return [j for j, w in enumerate(words) if w.dep == "poss" and w.head == at]
 

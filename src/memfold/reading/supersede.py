@@ -213,7 +213,7 @@ def _tells_change(a: Facts, b: Facts, i: int) -> bool:
     features ... are included" / "application features are included": a value or a name
     must differ, as in "the new deadline is May 3"), nor the start of the very state
     ``a`` states ("Ana started working at Stripe" / "Ana works at Stripe":
-    ``data/inceptive_cues.txt``)."""
+    ``data/inceptive_cues.txt``) unless begun on another thing."""
     if b.deps[i] == "amod":
         ours = {v.show() for v in a.values} | a.names
         theirs = {v.show() for v in b.values} | b.names
@@ -221,8 +221,16 @@ def _tells_change(a: Facts, b: Facts, i: int) -> bool:
     if b.lemmas[i] in tables.word_set("inceptive_cues"):
         begun = {b.lemmas[j] for j, h in enumerate(b.heads) if h == i and b.deps[j] == "xcomp"}
         stated = {norm(lemma) for lemma in a.lemmas} - a.negated
-        return not begun & stated
+        # "started taking the light rail" / "takes the 38 bus": begun on another thing
+        return all(_takes_another(a, b, norm(verb)) for verb in begun & stated)
     return True
+
+
+def _takes_another(a: Facts, b: Facts, verb: str) -> bool:
+    """``b``'s ``verb`` takes a thing, and none that ``a``'s takes."""
+    ours = a.roles.get((verb, "object"), frozenset())
+    theirs = b.roles.get((verb, "object"), frozenset())
+    return bool(ours and theirs) and not ours & theirs
 
 
 def _speaks_of(a: Facts, b: Facts, scope: frozenset[int]) -> bool:
