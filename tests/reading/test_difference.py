@@ -28,6 +28,8 @@ from memfold.reading.restatement import restatement_differences, substitutions
             "polarity",
         ),
         ("Ana broke her wrist in 2018.", "Ana broke her ankle in 2020.", "year"),
+        # a modifier the other text never says is another thing
+        ("The gym membership at Equinox costs $210.", "The Equinox membership costs $210.", "role"),
         # a host name or an e-mail address is a value
         (
             "The certificate for api.example.com expires.",
@@ -66,6 +68,11 @@ def test_a_difference_that_changes_the_fact_is_named(older: str, newer: str, kin
         ("Customer Irene Novak wants invoices by email.", "Irene Novak wants invoices by email."),
         # a phrasal verb is the noun it makes
         ("Olga does a backup of her laptop on Sundays.", "Olga backs up her laptop on Sundays."),
+        # a subject's modifiers told in other places
+        (
+            "Ahmed's car lease with Toyota ends in August.",
+            "The Toyota lease on Ahmed's car ends in August.",
+        ),
         # a dotted number called a version, or not
         ("The repo targets Python version 3.11.", "The repo's Python target is 3.11."),
     ],
@@ -407,3 +414,11 @@ def test_what_a_test_came_back_as_is_a_state() -> None:
     # the same state told again, a detail added, is a restatement
     again = "Thabo's cholesterol test came back normal in June."
     assert restatement_differences("Thabo's cholesterol test came back normal.", again, 2, 2) == []
+
+
+def test_according_to_names_a_source_not_where_a_thing_goes() -> None:
+    older = "Tariq's credit score is 690 according to the March report."
+    newer = "Tariq's credit score, from the September report, is 724."
+    assert not [d for d in supersede_conflicts(older, newer) if d.kind == "role"]
+    moved = supersede_conflicts("Ana's sofa went to the flat.", "Ana's sofa came from the flat.")
+    assert [d for d in moved if d.kind == "role"]

@@ -120,7 +120,7 @@ def _clauses_meet(
 ) -> bool:
     """One subject; for a copula, "X is Y" also meets "Y is X" (both sides must, when
     ``objects`` are compared: not for a supersede, where the value changes)."""
-    if args_meet(left, right):
+    if args_meet(left, right) or _modifier_moved(a, b, left, right):
         if verb not in _COPULAS or not objects:
             return True
         ours, theirs = a.roles.get((verb, "object")), b.roles.get((verb, "object"))
@@ -130,6 +130,20 @@ def _clauses_meet(
     ours = a.roles.get((verb, "object"), frozenset())
     theirs = b.roles.get((verb, "object"), frozenset())
     return args_meet(left, theirs) and args_meet(ours, right)
+
+
+def _modifier_moved(a: Facts, b: Facts, left: Iterable[str], right: Iterable[str]) -> bool:
+    """One thing told with its modifiers in other places: keys with one head noun whose
+    other words each text says elsewhere ("Ahmed's car lease with Toyota" / "the Toyota
+    lease on Ahmed's car"; not "gym membership" / "Equinox membership", where the other
+    text has no gym)."""
+    return any(
+        x.split()[-1] == y.split()[-1]
+        and all(stem(w) in b.every_stem for w in x.split())
+        and all(stem(w) in a.every_stem for w in y.split())
+        for x in left
+        for y in right
+    )
 
 
 def args_meet(left: Iterable[str], right: Iterable[str]) -> bool:
