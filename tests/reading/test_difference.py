@@ -422,3 +422,9 @@ def test_according_to_names_a_source_not_where_a_thing_goes() -> None:
     assert not [d for d in supersede_conflicts(older, newer) if d.kind == "role"]
     moved = supersede_conflicts("Ana's sofa went to the flat.", "Ana's sofa came from the flat.")
     assert [d for d in moved if d.kind == "role"]
+
+
+def test_a_name_with_a_title_is_the_same_person_a_surname_alone_is_not() -> None:
+    assert not supersede_conflicts("Okafor moved to Leeds.", "Dr. Okafor now lives in York.")
+    found = supersede_conflicts("Smith moved to Leeds.", "Anna Smith now lives in York.")
+    assert [d for d in found if d.kind == "person"]

@@ -208,10 +208,12 @@ def _persons(a: Facts, b: Facts) -> list[Difference]:
 
 
 def _one_person(x: str, y: str) -> bool:
-    """One name is the other told with a title or a role before it, or its initials:
-    "Hannah Lee" / "Customer Hannah Lee", "Okafor" / "Dr. Okafor"."""
+    """One name is the other told with a title before it, or its initials: "Okafor" /
+    "Dr. Okafor", "Hannah Lee" / "Ms. Hannah Lee" ("Smith" / "Anna Smith" are two)."""
     shorter, longer = sorted((x.split(), y.split()), key=len)
-    return x == y or longer[-len(shorter) :] == shorter or abbreviates(x, y)
+    extra = longer[: len(longer) - len(shorter)]
+    titled = len(shorter) > 1 or all(w.endswith(".") for w in extra)
+    return x == y or (longer[-len(shorter) :] == shorter and titled) or abbreviates(x, y)
 
 
 def _subject_names(a: Facts, b: Facts) -> list[Difference]:
