@@ -1,5 +1,6 @@
-"""Choose the UPDATE cosine gate on DEV data: how many true duplicates and how many
-must-not-merge pairs reach each candidate threshold.
+"""Choose the UPDATE gate on DEV data: how many true duplicates and how many
+must-not-merge pairs reach each candidate threshold, on the embedder's calibrated
+similarity (``memfold.embed.calibration``), the scale the guards read the gate on.
 
 UPDATE rewrites a memory in place, so its gate sits between the discovery threshold
 (0.70: a judge is asked) and the destructive one (0.90: MERGE / REPLACE). Every pair that
@@ -22,6 +23,7 @@ from bench_common import parser as bench_parser
 from bench_common import write_json
 from memfold.config import Settings
 from memfold.embed import make_embedder
+from memfold.embed.calibration import scale_for
 from memfold.evaluation.embed_cache import CachingEmbedder
 from memfold.evaluation.pairs_data import load_pairs
 from memfold.evaluation.run_scenarios import load_scenarios, scenario_file
@@ -31,8 +33,10 @@ THRESHOLDS = (0.70, 0.75, 0.80, 0.825, 0.85, 0.875, 0.90)
 
 
 def cosines(embedder: CachingEmbedder, a: list[str], b: list[str]) -> np.ndarray:
+    """The pairs' cosines, on the embedder's calibrated scale."""
     va, vb = embedder.embed(a), embedder.embed(b)
-    return np.asarray(np.einsum("ij,ij->i", va, vb))
+    scale = scale_for(embedder.model_id)
+    return np.asarray([scale.calibrate(float(c)) for c in np.einsum("ij,ij->i", va, vb)])
 
 
 def main() -> None:
@@ -58,7 +62,7 @@ def main() -> None:
             embedder, [s.existing[0] for s in mine], [s.new for s in mine]
         )
     embedder.save()
-    table = Table(title="Share of pairs at or above each cosine (dev splits)")
+    table = Table(title="Share of pairs at or above each calibrated similarity (dev splits)")
     table.add_column("pairs")
     table.add_column("n", justify="right")
     for t in THRESHOLDS:

@@ -355,7 +355,9 @@ class ConsolidationSettings(Section):
     # shell to zsh": all of it) is a new value of the same slot for the offline rule
     # judge: superseded from update_channel_min_similarity up.
     rules_retold_change_min_overlap: float = Field(1.0, ge=0.0, le=1.0)
-    # UPDATE rewrites a memory in place: its own cosine gate (see docs/benchmarks.md).
+    # UPDATE rewrites a memory in place: its own gate, read on the calibrated scale as
+    # the destructive one is, so it sits between discovery and destructive (raw 0.768 on
+    # the bundled MiniLM; see docs/consolidation.md).
     update_threshold: float = Field(0.85, ge=0.0, le=1.0)
     # A change cue ("now", "moved to") retires an older memory only when it is about the
     # same statement: this share of the older's content words (its names and values,

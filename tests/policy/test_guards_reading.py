@@ -57,6 +57,44 @@ def test_a_merge_meets_the_same_calibrated_gate_as_a_replace() -> None:
     assert any("MERGE needs calibrated similarity >= 0.90" in r for r in low.downgrade_reasons)
 
 
+def test_an_update_meets_its_own_gate_on_the_calibrated_scale() -> None:
+    older = record("old", "Noor drinks green tea every morning.")
+    newer = record("new", "Every morning Noor drinks green tea.")
+    update = proposal(Action.UPDATE, older.text)
+    # raw 0.80 is below the raw 0.85 gate, above it calibrated on MiniLM (raw 0.768)
+    assert MINILM.calibrate(0.80) >= SETTINGS.update_threshold > 0.80
+    out = apply_guards(update, newer, [Candidate(older, 0.80)], SETTINGS, scale=MINILM)
+    assert out.action is Action.UPDATE, out.downgrade_reasons
+    low = apply_guards(update, newer, [Candidate(older, 0.74)], SETTINGS, scale=MINILM)
+    assert low.action is Action.KEEP_SEPARATE
+    assert any("UPDATE needs calibrated similarity >= 0.85" in r for r in low.downgrade_reasons)
+
+
+def test_a_replace_by_a_newer_that_says_less_folds_it_into_the_older() -> None:
+    older = record("old", "Noor drinks green tea every morning before work.")
+    newer = record("new", "Every morning Noor drinks green tea.")
+    out = apply_guards(
+        proposal(Action.REPLACE), newer, [Candidate(older, 0.9)], SETTINGS, scale=MINILM
+    )
+    # The REPLACE would retire "before work": the newer folds into the older instead.
+    assert out.action is Action.UPDATE, out.downgrade_reasons
+    assert out.downgraded_from is Action.REPLACE
+    assert out.text == older.text
+    assert any("'work' in the older text only" in r for r in out.downgrade_reasons)
+    # Below the REPLACE's destructive gate nothing folds, though UPDATE's gate is met.
+    assert MINILM.calibrate(0.78) >= SETTINGS.update_threshold
+    low = apply_guards(
+        proposal(Action.REPLACE), newer, [Candidate(older, 0.78)], SETTINGS, scale=MINILM
+    )
+    assert low.action is Action.KEEP_SEPARATE
+    # A newer that says something the older does not stays apart: no fold either way.
+    other = record("new", "Every morning Noor drinks black tea.")
+    apart = apply_guards(
+        proposal(Action.REPLACE), other, [Candidate(older, 0.95)], SETTINGS, scale=MINILM
+    )
+    assert apart.action is Action.KEEP_SEPARATE
+
+
 def test_calibration_can_be_turned_off() -> None:
     raw_only = SETTINGS.model_copy(update={"calibrate_similarity": False})
     out = apply_guards(

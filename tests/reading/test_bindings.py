@@ -79,6 +79,13 @@ def test_a_faithful_text_passes(result: str, sources: list[str]) -> None:
     assert check(result, sources) == []
 
 
+def test_a_name_told_by_its_initials_is_kept() -> None:
+    older = "Rosa's blood pressure check is scheduled for 2:00 p.m. on April 8."
+    assert check(older, [older, "Rosa has a BP check at 14:00 on 8 April."]) == []
+    problems = check(older, [older, "Rosa has an MRI at 14:00 on 8 April."])
+    assert "result drops the name 'mri'" in problems
+
+
 def test_an_extract_may_leave_facts_out() -> None:
     turns = ["I owe my cousin 300 cedis for the bus fare, and I love chess."]
     assert check("The user owes their cousin 300 cedis.", turns, keep_all=False) == []

@@ -7,7 +7,7 @@ from __future__ import annotations
 from memfold.reading.difference import fold_conflicts, same_fact, supersede_conflicts
 from memfold.reading.facts import facts
 from memfold.reading.parser import read
-from memfold.reading.restatement import substitutions
+from memfold.reading.restatement import restatement_differences, substitutions
 from memfold.reading.supersede import supersede_evidence
 
 
@@ -43,6 +43,20 @@ def test_a_verb_given_to_a_light_verb_is_a_word_in_its_place() -> None:
     back = substitutions("Aiko takes violin lessons.", "Aiko teaches violin lessons.", 2)
     assert [d.detail for d in back] == ["'teach' / 'take' in the same place"]
     assert not substitutions("Omar walks every evening.", "Omar takes a walk every evening.", 2)
+
+
+def test_a_compound_noun_and_its_last_part_with_another_modifier_are_two_kinds() -> None:
+    bedroom = "The bedroom smart bulbs are Philips Hue, controlled through the Hue bridge."
+    living = "The living room smart bulbs are Philips Hue, controlled through the Hue bridge."
+    for older, newer in ((bedroom, living), (living, bedroom)):
+        found = substitutions(older, newer, 2)
+        assert [d.detail for d in found] == ["'bedroom' / 'living room': another kind"]
+        assert restatement_differences(older, newer, 2, 2)
+    # The last part with no modifier of its own is no other kind (but a word swapped).
+    alone = substitutions(
+        "Ines keeps the spare key in the bedroom.", "Ines keeps the spare key in her room.", 2
+    )
+    assert alone and not [d for d in alone if "another kind" in d.detail]
 
 
 def test_a_thing_set_below_another_is_a_polarity_difference() -> None:

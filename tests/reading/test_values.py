@@ -84,6 +84,12 @@ def test_a_number_after_its_noun_labels_it_and_one_before_counts() -> None:
     assert idents("The office building has 3 floors.") == [("number", "3", "floor")]
 
 
+def test_a_number_sign_marks_a_label_whatever_follows() -> None:
+    # A dash after the number is no unit of it: no 3108 refunds.
+    assert idents("Ticket #3108 - refund approved.") == idents("Ticket 3108: refund approved.")
+    assert idents("Order #5512 - 3 chairs shipped.") != idents("Order #5512 - 4 chairs shipped.")
+
+
 def test_years_dates_and_weekdays_have_their_own_kinds() -> None:
     kinds = {kind for kind, _, _ in idents("Ana broke her wrist on 3 May 2018, a Friday.")}
     assert {"date", "year", "weekday"} <= kinds

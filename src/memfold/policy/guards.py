@@ -6,14 +6,17 @@ memories stay), a malformed one to SKIP (nothing happens, logged). Pure: no I/O.
 
 - Ids: targets come from the candidate set, in the new memory's scope.
 - Everything else reads the parse of both texts (``memfold.reading``). UPDATE and MERGE
-  fold texts: cosine gates (``update_threshold``, ``destructive_threshold``), no
+  fold texts: gates on the calibrated scale (``update_threshold``,
+  ``destructive_threshold``), no
   difference of fact between the readings (``fold_conflicts``) and no word swapped in
   place (``substitutions``), and a text that keeps every source's bindings (the one
   result check, ``policy.result_check``).
 - REPLACE retires a target: never when the readings are about another thing
   (``supersede_conflicts``). A restatement (``restatement_differences`` finds nothing)
   meets the destructive threshold on the embedder's calibrated similarity
-  (``memfold.embed.calibration``); any other REPLACE, and every DELETE, is a supersede:
+  (``memfold.embed.calibration``); a newer memory that says less than its target
+  folds into it instead (an UPDATE keeping the target's text, on UPDATE's checks);
+  any other REPLACE, and every DELETE, is a supersede:
   the delete threshold (lower for a new value in the same words or an update-channel
   candidate) and evidence of a change the parse reads (``memfold.reading.supersede``:
   a change cue or a later date about the same statement). A negation with no sign of
@@ -92,6 +95,12 @@ def apply_guards(
     elif action is Action.REPLACE:
         for target in targets:
             _check_replace(new, target, settings, scale, verdict)
+        if verdict.problems:
+            folded = _into_older(guarded, new, targets, settings, limits, scale)
+            if folded is not None:
+                why = "the newer says less: folded into the older, whose text stays"
+                reasons = [*guarded.downgrade_reasons, *verdict.problems, why]
+                return replace(folded, downgraded_from=Action.REPLACE, downgrade_reasons=reasons)
     else:  # DELETE
         _check_delete(guarded, new, targets, settings, scale, verdict)
     if verdict.problems:
@@ -142,14 +151,13 @@ def _check_fold(
 ) -> None:
     """UPDATE and MERGE write one text in place of several: the same fact, told better.
     A MERGE meets the destructive threshold on the calibrated scale, as a REPLACE does
-    (seed 000's one 0.90 for both)."""
+    (seed 000's one 0.90 for both); an UPDATE its own gate, on the same scale, so that it
+    sits between discovery and the destructive threshold whatever the embedder."""
+    floor = settings.destructive_threshold
     if decision.action is Action.UPDATE:
-        verdict.problems += _below(decision.action, targets, settings.update_threshold)
-    else:
-        for target in targets:
-            verdict.problems += _below_calibrated(
-                decision.action, target, settings.destructive_threshold, scale
-            )
+        floor = settings.update_threshold
+    for target in targets:
+        verdict.problems += _below_calibrated(decision.action, target, floor, scale)
     sources = [new, *(t.memory for t in targets)]
     for target in targets:
         older = target.memory.text
@@ -164,6 +172,38 @@ def _check_fold(
     if decision.action is Action.UPDATE and text is None:
         text = targets[0].memory.text  # an UPDATE without text keeps the target's own
     verdict.problems += check_result(text, [Source(s.id, s.text) for s in sources], limits)
+
+
+def _into_older(
+    decision: Decision,
+    new: MemoryRecord,
+    targets: Sequence[Candidate],
+    settings: ConsolidationSettings,
+    limits: ResultLimits,
+    scale: SimilarityScale,
+) -> Decision | None:
+    """A REPLACE whose newer memory says less than its one target, where the target says
+    all the newer says (the strict reading, ``rules_max_reworded_words``): the fold the
+    judge asked for, without the detail it would retire, is the newer folded into the
+    target, whose text stays: an UPDATE with the target's own text, on the REPLACE's
+    destructive gate and the result check ("Noor drinks green tea every morning before
+    work" is not retired for "Every morning Noor drinks green tea")."""
+    if len(targets) != 1 or _below_calibrated(
+        Action.REPLACE, targets[0], settings.destructive_threshold, scale
+    ):
+        return None  # seed 000: a REPLACE below the destructive gate folds nothing
+    older = targets[0].memory.text
+    strict = (
+        settings.rules_elaboration_max_extra,
+        settings.swap_max_words,
+        settings.rules_max_reworded_words,
+    )
+    if restatement_differences(new.text, older, *strict):
+        return None
+    folded = replace(decision, action=Action.UPDATE, text=older)
+    verdict = _Verdict()
+    _check_fold(folded, new, targets, settings, limits, scale, verdict)
+    return None if verdict.problems else folded
 
 
 def _check_replace(

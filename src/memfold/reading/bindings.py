@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from memfold.reading import tables
+from memfold.reading.acronyms import told_by_initials
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import PRONOUNS, norm_stem, stem
 from memfold.reading.model import Reading, Word
@@ -85,7 +86,8 @@ def _new_participants(out: Facts, held: list[Facts]) -> list[str]:
             problems.append(f"result binds {value.key} to '{value.anchor}', which no source does")
         else:
             problems.append(f"result states {value.kind} '{value.show()}', which no source holds")
-    for name in sorted(out.names - names):
+    initials = set().union(*(told_by_initials(out, f) for f in held)) if held else set()
+    for name in sorted(out.names - names - initials):
         if stem(name) not in stems:
             problems.append(f"result names '{name}', which no source does")
     return problems
@@ -98,7 +100,8 @@ def _lost_participants(out: Facts, held: list[Facts]) -> list[str]:
         for value in source.values:
             if value.ident not in kept:
                 problems.append(f"result drops {value.kind} '{value.show()}'")
-        for name in sorted(source.names - out.names):
+        initials = told_by_initials(source, out)
+        for name in sorted(source.names - out.names - initials):
             if stem(name) not in out.every_stem:
                 problems.append(f"result drops the name '{name}'")
         for word in sorted(source.nouns | source.verbs):

@@ -127,6 +127,7 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     out += _told_by_light_verb(a, b, [stem(w) for w in ours])
     out += _told_by_light_verb(b, a, [stem(w) for w in theirs])
     out += _argument_replaced(a, b, ours, theirs) + _argument_replaced(b, a, theirs, ours)
+    out += _another_kind(a, ours, b, theirs) + _another_kind(b, theirs, a, ours)
     if not out and ours and theirs and len(ours) == len(theirs) <= swap_max:
         things = all(_is_thing(a, x) for x in ours) and all(_is_thing(b, y) for y in theirs)
         # One word for one other, unless a verb is told as a noun: "earns" / "salary" is
@@ -178,6 +179,28 @@ def _argument_replaced(a: Facts, b: Facts, ours: list[str], theirs: list[str]) -
         for y in theirs:
             if heads & {head for head, how, _ in b.slots.get(stem(y), ()) if how != "mod"}:
                 out.append(Difference("word", f"'{x}' / '{y}' taken by one verb", stem(y)))
+    return out
+
+
+def _another_kind(a: Facts, ours: list[str], b: Facts, theirs: list[str]) -> list[Difference]:
+    """A compound noun of ``a`` ("bedroom") whose last part ``b`` names with a modifier
+    of its own ("living room"): another kind of the same thing, however the parse hung
+    the words ("the bedroom smart bulbs" / "the living room smart bulbs")."""
+    out = []
+    for x in ours:
+        for y in theirs:
+            if not (_is_thing(a, x) and _is_thing(b, y) and x.endswith(y) and x != y):
+                continue
+            kinds = [
+                w
+                for w in theirs
+                if any(
+                    head == stem(y) and how == "mod" for head, how, _ in b.slots.get(stem(w), ())
+                )
+            ]
+            if kinds:
+                told = f"{' '.join(kinds)} {y}"
+                out.append(Difference("word", f"'{x}' / '{told}': another kind", stem(y)))
     return out
 
 

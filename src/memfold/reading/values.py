@@ -422,9 +422,13 @@ def _anchor(words: tuple[Word, ...], span: list[int]) -> tuple[str, bool]:
     last = span[-1]
     after = last + 2 if last + 2 < len(words) and words[last + 1].low == "-" else last + 1
     before = span[0] - 1
+    order = (after, before)
     if before > 0 and words[before].low in _NUMBER_SIGNS:
-        before -= 1  # "ticket #9923" labels the ticket as "ticket 9923" does
-    for j in (after, before):
+        # "ticket #9923" labels the ticket as "ticket 9923" does; a number sign marks a
+        # label, never a count ("Ticket #3108 - refund approved": no 3108 refunds)
+        before -= 1
+        order = (before, after)
+    for j in order:
         if not 0 <= j < len(words) or j in span:
             continue
         word = words[j]
