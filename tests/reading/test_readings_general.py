@@ -59,6 +59,38 @@ def test_a_compound_noun_and_its_last_part_with_another_modifier_are_two_kinds()
     assert alone and not [d for d in alone if "another kind" in d.detail]
 
 
+def test_a_thing_told_in_place_of_another_is_no_restatement() -> None:
+    found = restatement_differences(
+        "Omar's son rides the train to school every morning.",
+        "Omar drives his son to school by car each day.",
+        2,
+        2,
+    )
+    assert [d.detail for d in found] == [
+        "'morn', 'train' / 'car', 'day': told in place of each other"
+    ]
+    found = restatement_differences(
+        "Priya's flat has gas heating.", "Priya heats her flat with an electric stove.", 2, 2
+    )
+    assert found and "told in place of each other" in found[0].detail
+    # Things told again in another order or voice are no new things.
+    assert not restatement_differences(
+        "Ines stores the backups on a NAS in the basement.",
+        "The backups are kept on a basement NAS by Ines.",
+        2,
+        2,
+    )
+
+
+def test_a_compound_written_as_one_word_or_two_is_one_word() -> None:
+    assert not restatement_differences(
+        "The frontend repo's component files have PascalCase filenames.",
+        "In the frontend repo, component file names are in PascalCase.",
+        2,
+        2,
+    )
+
+
 def test_a_thing_set_below_another_is_a_polarity_difference() -> None:
     found = same_fact("Ewa is a cat person.", "Ewa prefers dogs over cats.")
     assert any(d.kind == "polarity" and "below" in d.detail for d in found)

@@ -137,15 +137,18 @@ def test_review_merge_that_swaps_a_fact_is_refused() -> None:
 
 def test_a_merge_into_one_restating_source_keeps_that_source_alone() -> None:
     # The result is one source's own text and says all the other says, in other words:
-    # the other's words need not be in it ("plays" / "player", "ensemble" / "group").
+    # the other's words need not be in it ("plays" / "player").
     v = unit([1, 0, 0])
     limits = ResultLimits.from_parts(review=CFG)
-    told = "Farid is an oud player in a small music group."
-    sources = [(Source("a", "Farid plays the oud in a small ensemble."), v), (Source("b", told), v)]
+    told = "Every weekend Farid is an oud player in a small band."
+    sources = [
+        (Source("a", "Farid plays the oud in a small band every weekend."), v),
+        (Source("b", told), v),
+    ]
     assert check_merge(told, v, sources, limits) == []
     # Another text, or one source's text where the other says something else, keeps
     # every source's words and bindings.
-    written = check_merge("Farid is an oud player in a music group.", v, sources, limits)
+    written = check_merge("Farid is an oud player in a band.", v, sources, limits)
     assert any("content words of a" in r for r in written)
     apart = [
         (Source("a", "Ana broke her wrist in 2018."), v),

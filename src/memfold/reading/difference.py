@@ -338,7 +338,7 @@ def told(word: str, a: Facts, b: Facts, derived: bool = True) -> bool:
     synonym, a word WordNet derives from it or it from ("player" / "plays"), or a
     WordNet synonym of one part of speech (``lexicon``). Without ``derived``, a word
     told in another part of speech counts as unsaid (a swap counts it so)."""
-    if stem(word) in b.every_stem or _hyphened(word, b):
+    if stem(word) in b.every_stem or _hyphened(word, b) or _closed(word, a, b):
         return True
     if any(abbreviates(word, low) for low in b.lows if low[:1] == word[:1]):
         return True  # "Kubernetes" / "k8s"
@@ -362,6 +362,18 @@ def _hyphened(word: str, b: Facts) -> bool:
     if parts and all(p in b.every_stem for p in parts):
         return True
     return any(stem(word) in hyphen_stems(lemma) for lemma in b.lemmas if "-" in lemma)
+
+
+def _closed(word: str, a: Facts, b: Facts) -> bool:
+    """A compound written as one word in one text and as two in the other: "filenames" /
+    "file names", "the data base" / "the database" (``word`` is ``a``'s)."""
+    if any(x + y == word for x, y in zip(b.lemmas, b.lemmas[1:], strict=False)):
+        return True
+    joined = set(b.lemmas)
+    return any(
+        (x == word and x + y in joined) or (y == word and x + y in joined)
+        for x, y in zip(a.lemmas, a.lemmas[1:], strict=False)
+    )
 
 
 def hyphen_stems(word: str) -> frozenset[str]:

@@ -69,6 +69,14 @@ def restatement_differences(
         # "showed high cholesterol" / "the cholesterol test came back normal".
         shown = f"{listed(told_states)} in the newer text only, {listed(lost_things)} unsaid"
         return [Difference("state", shown)]
+    added_things = [d.item for d in added if d.kind == "word" and _is_thing(b, d.item)]
+    if lost_things and added_things:
+        # A thing the older names told by none of the newer's words, where the newer
+        # names a thing of its own: one said in the other's place, wherever the parse
+        # hangs it ("takes the school bus home every afternoon" / "picks her up from
+        # school by car every day").
+        told = f"{listed(lost_things)} / {listed(added_things)}"
+        return [Difference("word", f"{told}: told in place of each other")]
     if len(lost_things) > len(added):
         # Things the older names told in none of the newer's words: it says less. (A
         # verb may go into a light one: "spends evenings reading" / "reads at night".)
