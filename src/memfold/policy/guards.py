@@ -15,7 +15,8 @@ memories stay), a malformed one to SKIP (nothing happens, logged). Pure: no I/O.
   (``supersede_conflicts``). A restatement (``restatement_differences`` finds nothing)
   meets the destructive threshold on the embedder's calibrated similarity
   (``memfold.embed.calibration``); a newer memory that says less than its target
-  folds into it instead (an UPDATE keeping the target's text, on UPDATE's checks);
+  folds into it instead (an UPDATE keeping the target's text: the destructive
+  threshold, then UPDATE's checks);
   any other REPLACE, and every DELETE, is a supersede:
   the delete threshold (lower for a new value in the same words or an update-channel
   candidate) and evidence of a change the parse reads (``memfold.reading.supersede``:
