@@ -33,6 +33,17 @@ def test_a_relative_of_the_person_is_another_subject_only_where_the_old_one_is_g
     )
 
 
+def test_a_relative_named_in_both_texts_is_one_person() -> None:
+    # "Grace's daughter Ella" names the daughter; the newer tells of Ella and Grace.
+    assert not supersede_conflicts(
+        "Tomoko's son Ren is in the chess club until 6 pm.",
+        "Ren no longer goes to the chess club; Tomoko picks him up at 4 pm.",
+    )
+    # A relative named by another name is still another person than the owner.
+    conflicts = supersede_conflicts("Ana's brother Luis lives in Lisbon.", "Ana moved to Porto.")
+    assert "'brother' of 'ana' in one text only" in [d.detail for d in conflicts]
+
+
 def test_a_verb_given_to_a_light_verb_is_a_word_in_its_place() -> None:
     swapped = substitutions(
         "Leila teaches yoga at a studio in Montreal.",

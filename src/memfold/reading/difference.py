@@ -109,10 +109,21 @@ def _relative_subject(a: Facts, b: Facts) -> list[Difference]:
             if t in relations
             and person in b.owners.get(t, frozenset())
             and stem(t) not in a.every_stem
+            and not _named_relative(b, t, ours)
         )
         if owned:
             out.append(Difference("owner", f"'{owned[0]}' of '{person}' in one text only"))
     return out
+
+
+def _named_relative(b: Facts, relative: str, persons: set[str]) -> bool:
+    """``b`` names its ``relative`` by a name the other text's persons hold: "Grace's
+    daughter Ella is in the after-school program" / "Ella no longer goes to it; Grace
+    picks her up" is about Ella in both."""
+    return any(
+        relative in subjects and (subjects - {relative}) & persons & b.names
+        for _, subjects in b.clauses
+    )
 
 
 def _other_time(a: Facts, b: Facts) -> bool:
