@@ -96,8 +96,8 @@ def apply_guards(
     elif action is Action.REPLACE:
         for target in targets:
             _check_replace(new, target, settings, scale, verdict)
-        if verdict.problems:
-            folded = _into_older(guarded, new, targets, settings, limits, scale)
+        if verdict.problems and len(targets) == 1:
+            folded = _into_older(guarded, new, targets[0], settings, limits, scale)
             if folded is not None:
                 why = "the newer says less: folded into the older, whose text stays"
                 reasons = [*guarded.downgrade_reasons, *verdict.problems, why]
@@ -178,7 +178,7 @@ def _check_fold(
 def _into_older(
     decision: Decision,
     new: MemoryRecord,
-    targets: Sequence[Candidate],
+    target: Candidate,
     settings: ConsolidationSettings,
     limits: ResultLimits,
     scale: SimilarityScale,
@@ -189,11 +189,9 @@ def _into_older(
     target, whose text stays: an UPDATE with the target's own text, on the REPLACE's
     destructive gate and the result check ("Noor drinks green tea every morning before
     work" is not retired for "Every morning Noor drinks green tea")."""
-    if len(targets) != 1 or _below_calibrated(
-        Action.REPLACE, targets[0], settings.destructive_threshold, scale
-    ):
+    if _below_calibrated(Action.REPLACE, target, settings.destructive_threshold, scale):
         return None  # seed 000: a REPLACE below the destructive gate folds nothing
-    older = targets[0].memory.text
+    older = target.memory.text
     strict = (
         settings.rules_elaboration_max_extra,
         settings.swap_max_words,
@@ -203,7 +201,7 @@ def _into_older(
         return None
     folded = replace(decision, action=Action.UPDATE, text=older)
     verdict = _Verdict()
-    _check_fold(folded, new, targets, settings, limits, scale, verdict)
+    _check_fold(folded, new, [target], settings, limits, scale, verdict)
     return None if verdict.problems else folded
 
 
