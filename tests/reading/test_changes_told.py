@@ -182,3 +182,50 @@ def test_a_name_in_the_older_place_of_a_verb_told_elsewhere_is_no_restatement() 
     older = "Gabriel grew up in São Paulo."
     assert fold_conflicts(older, "Gabriel grew up in Recife and first visited São Paulo at 25.")
     assert not fold_conflicts(older, "Gabriel grew up in São Paulo, Brazil's largest city.")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "supersedes"),
+    [
+        # the latest of the very thing the older names, the older dated by a month
+        (
+            "Ines's resting heart rate was 64 at the March checkup.",
+            "Ines's latest resting heart rate, from the May checkup, is 58.",
+            True,
+        ),
+        # the older's time before now, the newer's now
+        (
+            "The van's odometer showed 80,000 km last spring.",
+            "The van's odometer shows 91,500 km this month.",
+            True,
+        ),
+        # a "latest" dated a year before the older's is no later
+        (
+            "Ines's resting heart rate was 64 at the 2026 checkup.",
+            "Ines's latest resting heart rate, from the 2024 checkup, is 58.",
+            False,
+        ),
+        # "latest" of another thing than the older's
+        (
+            "Ines's resting heart rate was 64 at the March checkup.",
+            "Per the latest guidance, Ines's resting heart rate was 58 at the May checkup.",
+            False,
+        ),
+    ],
+)
+def test_a_dated_older_is_superseded_only_by_its_own_latest(
+    older: str, newer: str, supersedes: bool
+) -> None:
+    assert _supersedes(older, newer) is supersedes
+
+
+def test_a_noun_told_with_other_modifiers_is_a_new_value_of_it() -> None:
+    # "the data platform team" / "the security team": the team is what changes
+    older = "Keanu is on the mobile payments team."
+    newer = "Keanu transferred to the fraud team in April."
+    assert _supersedes(older, newer)
+    assert update_match(older, newer, 0.5)
+    # another thing told with another modifier is still another thing
+    assert not _supersedes(
+        "Keanu's work phone is a Pixel 8.", "Keanu's personal phone is now an iPhone 15."
+    )

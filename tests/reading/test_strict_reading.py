@@ -11,7 +11,7 @@ from memfold.reading.cues import change_cues
 from memfold.reading.difference import same_fact, supersede_conflicts
 from memfold.reading.facts import facts
 from memfold.reading.relation import Limits, Relation, relate
-from memfold.reading.restatement import new_value_only
+from memfold.reading.restatement import new_value_only, restatement_differences
 from memfold.reading.supersede import supersede_evidence
 
 STRICT = Limits(max_additions=2, swap_max=2, min_overlap=0.5, max_reworded=2)
@@ -125,3 +125,58 @@ def test_a_name_under_a_negation_in_one_text_only_is_a_polarity_difference() -> 
         d.kind == "polarity"
         for d in same_fact("Lena does not work at Google.", "Lena never worked at Google.")
     )
+
+
+def test_a_question_is_no_restatement_for_the_guards_either() -> None:
+    # the guards' own (loose) reading: a question states no fact
+    assert restatement_differences(
+        "Is the clinic open on Sundays?", "The clinic is open on Sundays.", 2, 2
+    )
+    assert not restatement_differences(
+        "The clinic is open on Sundays.", "On Sundays the clinic is open.", 2, 2
+    )
+
+
+def test_a_light_verb_with_a_particle_says_its_own_fact() -> None:
+    # "getting out of" is no "getting"; "takes off" is no "takes"
+    assert "getout" in facts("Milo is getting out of the taxi.").content
+    assert "takeoff" in facts("Ines takes off her coat at the door.").content
+    found = restatement_differences(
+        "Milo is riding in the taxi.", "Milo is getting out of the taxi.", 2, 2
+    )
+    assert found, "a verb told in place of a phrasal one"
+    # a light verb whose preposition takes its own object stays light
+    assert facts("Sam goes to the gym on Mondays.").content == {"gym"}
+
+
+def test_a_state_the_older_places_in_the_past_is_not_superseded() -> None:
+    older = "Rafa previously worked as a barista at Kaffa."
+    assert supersede_conflicts(older, "Rafa currently works as a roaster at Kaffa.")
+    # the newer placing the older's state in the past tells the change
+    assert not supersede_conflicts(
+        "Rafa works at Kaffa.", "Rafa previously worked at Kaffa and now works at Lune."
+    )
+    assert "work" in facts(older).ended
+
+
+def test_next_to_places_nothing_in_time() -> None:
+    assert not facts("The printer stands next to the window.").modifiers
+    assert facts("The next audit is in May.").modifiers == {("next", "audit")}
+
+
+def test_the_strict_reading_takes_a_rewording_told_about_the_same_things() -> None:
+    # as many words or fewer, each lost verb told by a verb (a light one too) about the
+    # same subject or object: a rewording
+    for older, newer in [
+        ("Omar earns £52k a year.", "Omar's annual salary is £52,000."),
+        ("Lea's uncle served in the Gulf War.", "Lea's uncle is a Gulf War veteran."),
+    ]:
+        reading = relate(older, newer, STRICT)
+        assert reading.relation in (Relation.SAME, Relation.SAYS_MORE), reading.detail
+    # a light verb tells no verb of its own ("likes" is no "goes")
+    reading = relate("Noa likes sailing on the lake.", "Noa goes sailing on the lake.", STRICT)
+    assert reading.relation not in (Relation.SAME, Relation.SAYS_MORE)
+    # a verb about a thing the newer makes nobody's subject or object is not told
+    older = "The council, saying residents asked for it, is reviewing the parking rules."
+    newer = "The council has begun a formal review of the residents' parking rules."
+    assert relate(older, newer, STRICT).relation not in (Relation.SAME, Relation.SAYS_MORE)

@@ -30,7 +30,12 @@ from memfold.engine.context import Context
 from memfold.engine.search import keyword_scoring
 from memfold.model import Candidate, MemoryRecord, Status
 from memfold.reading.attribute import attribute as supersede_attribute
-from memfold.reading.attribute import implied_words, named_stems, owned_overlap
+from memfold.reading.attribute import (
+    implied_words,
+    named_stems,
+    owned_overlap,
+    retold_modifiers,
+)
 from memfold.reading.cues import change_cues, cue_spans
 from memfold.reading.difference import supersede_conflicts
 from memfold.reading.facts import Facts, facts
@@ -62,7 +67,7 @@ def update_match(older: str, newer: str, min_overlap: float, swap_max: int = 2) 
         # The newer names what the older holds as where its change came from
         # ("runs on Jenkins" / "was migrated from Jenkins to GitHub Actions").
         return f"update channel: change cue {', '.join(sorted(cues))} from {left}"
-    attribute = supersede_attribute(a)
+    attribute = supersede_attribute(a) - retold_modifiers(a, b)
     if not attribute:
         return ""
     named = named_stems(b)

@@ -12,6 +12,7 @@ from memfold.reading.keys import norm, norm_stem, stem
 
 # Verbs that say nothing of what they are about ("is", "has"): no attribute.
 _EMPTY_VERBS = frozenset(("be", "have"))
+_MODIFIER_DEPS = frozenset(("compound",))
 
 
 def core_overlap(a: Facts, b: Facts, within: frozenset[int] | None = None) -> float:
@@ -19,11 +20,43 @@ def core_overlap(a: Facts, b: Facts, within: frozenset[int] | None = None) -> fl
     (only in the words ``within``, if given), counting the names both keep; not the
     names or values a change may replace."""
     names = {n for n in a.names - subject_words(a) if n in b.names}
-    core = attribute(a) | names
+    core = (attribute(a) - retold_modifiers(a, b, within)) | names
     if not core:
         return 1.0
     kept = (core & named_stems(b, within)) | names
     return max(len(kept) / len(core), owned_overlap(a, b, within))
+
+
+def retold_modifiers(a: Facts, b: Facts, within: frozenset[int] | None = None) -> set[str]:
+    """The stems of ``a``'s modifiers of a noun that ``b`` names (in the words
+    ``within``, if given) with modifiers of its own and none of ``a``'s: the value a
+    change replaces, not what ``a`` is about ("is on the data platform team" /
+    "transferred to the security team": data, platform)."""
+    found: set[str] = set()
+    told = range(len(b.lemmas)) if within is None else sorted(within)
+    for j in range(len(a.lemmas)):
+        ours = _modifiers_of(a, j)
+        if not ours or a.poses[j] != "NOUN":
+            continue
+        for k in told:
+            if b.poses[k] == "NOUN" and stem(b.lemmas[k]) == stem(a.lemmas[j]):
+                theirs = _modifiers_of(b, k)
+                if theirs and not theirs & ours:
+                    found |= ours
+    return found
+
+
+def _modifiers_of(f: Facts, j: int) -> set[str]:
+    """The stems of the nouns that modify noun ``j`` as a compound, and their own ("data
+    platform" of "data platform team"; not an adjective: "all-cash deal" is a cash
+    deal)."""
+    found: set[str] = set()
+    heads = {j}
+    for k in sorted(range(len(f.lemmas)), key=lambda k: -k):  # modifiers precede
+        if f.heads[k] in heads and k != j and f.deps[k] in _MODIFIER_DEPS:
+            heads.add(k)
+            found.add(stem(lemma_key(f, k)))
+    return found
 
 
 def owned_overlap(a: Facts, b: Facts, within: frozenset[int] | None = None) -> float:

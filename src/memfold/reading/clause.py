@@ -36,14 +36,37 @@ def contrasted(words: tuple[Word, ...], i: int, at: int) -> bool:
 
 
 def habitual_past(words: tuple[Word, ...]) -> frozenset[str]:
-    """The verbs under "used to" ("The user used to live in Lisbon": live)."""
-    return frozenset(
+    """The verbs under "used to" ("The user used to live in Lisbon": live), or told in
+    the past with a temporal modifier ("previously worked at Spotify": work)."""
+    used_to = {
         norm(w.lemma)
         for i, w in enumerate(words)
         if w.dep == "xcomp"
         and words[w.head].low == "used"
         and any(x.head == i and x.low == "to" for x in words)
-    )
+    }
+    return frozenset(used_to | {norm(words[i].lemma) for i in placed_in_past(words)})
+
+
+def heads_preposition(words: tuple[Word, ...], i: int) -> bool:
+    """Word ``i`` governs a preposition and no object, or a preposition follows it:
+    "out" of "out of", "next" of "next to"."""
+    deps = [w.dep for j, w in enumerate(words) if w.head == i and j != i]
+    if "prep" in deps and "pobj" not in deps and "dobj" not in deps:
+        return True
+    after = words[i + 1] if i + 1 < len(words) else None
+    return after is not None and (after.pos == "ADP" or after.tag == "TO")
+
+
+def placed_in_past(words: tuple[Word, ...]) -> set[int]:
+    """Verbs in the past tense that a temporal modifier places in another time
+    (``data/temporal_modifiers.txt``: "previously worked", "was formerly a bakery")."""
+    temporal = tables.word_set("temporal_modifiers")
+    return {
+        w.head
+        for w in words
+        if w.low in temporal and w.dep == "advmod" and words[w.head].tag == "VBD"
+    }
 
 
 @cache

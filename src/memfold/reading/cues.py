@@ -318,6 +318,12 @@ def _unasserted(f: Facts, verb: int) -> bool:
     return modal or hedged or governed
 
 
+def describing(f: Facts, named: Container[str]) -> set[str]:
+    """The recency words of ``f`` that describe a thing whose stem is in ``named``
+    ("Tariq's latest credit score")."""
+    return recency(f, named) - recency(f, ())
+
+
 def recency(f: Facts, named: Container[str] = ()) -> set[str]:
     """The words by which ``f`` dates what it says to the latest time it knows ("as of",
     "this month": ``data/recency_words.txt``); one that describes a thing ("latest")

@@ -193,17 +193,18 @@ def _history(a: Facts, b: Facts) -> list[Difference]:
         if stem(noun) not in b.every_stem
     ]
     return placed + [
-        Difference("modifier", f"'used to {verb}' in the older text only")
+        Difference("modifier", f"'{verb}' told as ended (used to, previously) in the older only")
         for verb in sorted(a.ended - b.ended)
         if stem(verb) not in b.every_stem
     ]
 
 
 def _ended(a: Facts, b: Facts) -> list[Difference]:
-    """A verb ``a`` says held once and no longer ("used to live in Lisbon") that ``b``
-    says without it ("lives in Lisbon", "currently lives in Porto")."""
+    """A verb ``a`` says held once and no longer ("used to live in Lisbon", "previously
+    lived in Lisbon") that ``b`` says without it ("lives in Lisbon", "currently lives in
+    Porto")."""
     return [
-        Difference("modifier", f"'used to {verb}' in one text only")
+        Difference("modifier", f"'{verb}' told as ended (used to, previously) in one text only")
         for verb in sorted(a.ended - b.ended)
         if stem(verb) in b.every_stem
     ]

@@ -21,8 +21,10 @@ from memfold.reading.clause import (
     ends_of,
     first_noun_after,
     habitual_past,
+    heads_preposition,
     initial_name,
     owned_by_of,
+    placed_in_past,
     role_of,
     slot_of,
     subjectless_verbs,
@@ -149,6 +151,9 @@ class Facts:
         return frozenset(v.ident for v in self.values)
 
 
+_TEMPORAL_DEPS = frozenset(("amod", "compound", "nmod", "advmod", "nummod"))
+
+
 def facts(text: str) -> Facts:
     """The facts of ``text``: loaded with its stored reading (``remember``), or derived
     from its parse (``memfold.reading.parser``), once."""
@@ -193,6 +198,7 @@ def facts_of(reading: Reading) -> Facts:
     passive: set[int] = set()
     guessed: set[str] = set()
     temporal = tables.word_set("temporal_modifiers")
+    past = placed_in_past(words)
     denials = tables.word_set("denials")
     converses = tables.word_set("converses")
     for i, word in enumerate(words):
@@ -243,7 +249,10 @@ def facts_of(reading: Reading) -> Facts:
                 )
         if word.lemma in denials and denies(words, i):
             negated.add(denied_verb(words, i))
-        if word.low in temporal and word.dep in ("amod", "compound", "nmod", "advmod", "nummod"):
+        # A verb a temporal modifier places in the past is one that ended (``ended``);
+        # "next to the source files" places nothing in time.
+        timed = word.low in temporal and word.dep in _TEMPORAL_DEPS
+        if timed and word.head not in past and not heads_preposition(words, i):
             modifiers.add((word.low, norm(head.lemma)))
         if word.dep in ("nsubjpass", "auxpass"):
             passive.add(word.sent)
@@ -289,7 +298,7 @@ def facts_of(reading: Reading) -> Facts:
         if word.pos not in _CONTENT_POS or i in chains or is_title(words, i):
             continue  # "Customer Hannah Lee": the title is no fact of its own
         if (
-            (word.lemma in light and word.pos in ("VERB", "AUX"))
+            (word.lemma in light and word.pos in ("VERB", "AUX") and lemma == norm(word.lemma))
             or (lemma in general and not names_a_kind(words, i))
             or word.low in temporal
         ):
@@ -373,6 +382,14 @@ def _with_particle(words: tuple[Word, ...], i: int, lemma: str) -> str:
     if words[i].pos != "VERB":
         return lemma
     particles = [w.low for w in words if w.head == i and w.dep == "prt" and w.low.isalpha()]
+    if not particles and words[i].lemma in tables.word_set("light_verbs"):
+        # A light verb's preposition that heads another, not a noun, is its particle:
+        # "getting out of the car" is no "getting the car".
+        particles = [
+            w.low
+            for j, w in enumerate(words)
+            if w.head == i and w.dep == "prep" and heads_preposition(words, j)
+        ]
     return norm(lemma + particles[0]) if len(particles) == 1 else lemma
 
 

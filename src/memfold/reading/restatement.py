@@ -43,6 +43,8 @@ def restatement_differences(
     (the offline judge's own reading, which knows no more synonyms than its tables), and
     the newer adds no clause, tells no shared verb in another tense and loses no
     negation of the older's."""
+    if _asks(older) != _asks(newer):
+        return [Difference("mood", "a question in one text only")]
     found = same_fact(older, newer, "newer")
     hard = [d for d in found if d.kind not in WORDING]
     if hard:
@@ -87,7 +89,11 @@ def restatement_differences(
         # details added counted whole.
         verbs = [d.item for d in added if _is_verb(b, d.item)]
         unmatched = _counterparts(a, lost, b, verbs)
-        if lost_things or len(lost) > max_reworded or unmatched:
+        if (len(lost) > max_reworded or unmatched) and _reworded_alike(a, lost, b, added):
+            unmatched = []  # every verb the older loses told about the same subject or object
+        elif len(lost) > max_reworded:
+            unmatched = lost
+        if lost_things or unmatched:
             return [Difference("word", f"{listed(lost_things or lost)} told in other words")]
         if len(b.clauses) > len(a.clauses):
             # A clause of its own is a statement more ("..., they are attacking us"),
@@ -103,6 +109,11 @@ def restatement_differences(
     if extra > max_additions:
         return [Difference("detail", f"{extra} details in the newer text only")]
     return []
+
+
+def _asks(text: str) -> bool:
+    """A question, which states no fact ("Does he have supporters?")."""
+    return text.rstrip().rstrip("\"'").endswith("?")
 
 
 def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
@@ -260,6 +271,27 @@ def _counterparts(a: Facts, lost: list[str], b: Facts, verbs: list[str]) -> list
 def _arguments(f: Facts, verb: str) -> set[str]:
     """Who or what verb ``verb`` (a stem) is about: its subjects' and objects' keys."""
     return {key for (v, _), keys in f.roles.items() if stem(v) == verb for key in keys}
+
+
+def _reworded_alike(a: Facts, lost: list[str], b: Facts, added: list[Difference]) -> bool:
+    """The newer tells the older's fact in as many words or fewer, in as many clauses,
+    each verb the older loses told about the same subject or object by a verb of the
+    newer's own or by a copula that names what the verb did ("costs 1,200 euros" / "is
+    1,200 euros", "served in the Korean War" / "is a Korean War veteran"): a rewording,
+    not a detail more ("is investigating, saying Boykin requested it" / "has begun an
+    investigation": Boykin is nobody's subject), nor a light verb for a verb of its own
+    ("likes hiking" / "goes hiking")."""
+    if len(added) > len(lost) or len(a.clauses) != len(b.clauses):
+        return False
+    verbs = [d.item for d in added if _is_verb(b, d.item)]
+    return not _counterparts(a, lost, b, verbs + _naming_copulas(b))
+
+
+def _naming_copulas(b: Facts) -> list[str]:
+    """The copula, where ``b`` has one with a complement noun or value ("is a veteran",
+    "is $85,000"), which may tell what another verb did."""
+    named = any(dep == "attr" and b.lemmas[b.heads[j]] == "be" for j, dep in enumerate(b.deps))
+    return [stem("be")] if named else []
 
 
 def _tenses(a: Facts, b: Facts) -> list[Difference]:

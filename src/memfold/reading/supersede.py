@@ -28,6 +28,7 @@ from memfold.reading.cues import (
     cue_predicates,
     cue_scope,
     cue_spans,
+    describing,
     hangs_under,
     plan_or_wish,
     recency,
@@ -43,6 +44,8 @@ from memfold.reading.restatement import new_value_only, substitutions
 _WHEN = ("year", "date", "weekday", "time")  # when, not what changed
 # Words by which a text tells its own time relative to now.
 _DEICTIC = frozenset(("yesterday", "today", "tonight", "tomorrow", "ago", "last", "recently"))
+# Of those, the words that place a time before now ("last summer", "two years ago").
+_BEFORE_NOW = frozenset(("yesterday", "ago", "last", "recently"))
 _AMOUNTS = ("number", "money", "percent")
 _TOWARD = frozenset(("to", "until", "till", "through"))
 _NOUNS = frozenset(("NOUN", "PROPN"))
@@ -262,7 +265,10 @@ def _apart(a: Facts, b: Facts) -> str:
     days_a = {v.key for v in a.values if v.kind == "date"}
     days_b = [v for v in b.values if v.kind == "date"]
     moved_to = any(_moved_to(b, v.index) for v in days_b)
-    if days_a and days_b and not days_a & {v.key for v in days_b} and not moved_to:
+    # "Tariq's latest credit score, from the September report": the state of the older's
+    # thing at a later day, not another event
+    latest = bool(describing(b, a.every_stem))
+    if days_a and days_b and not days_a & {v.key for v in days_b} and not (moved_to or latest):
         return "each is dated on another day: two events"
     for kind in _AMOUNTS:
         ours = [v for v in a.values if v.kind == kind]
@@ -315,12 +321,22 @@ def later_date(a: Facts, b: Facts) -> str:
 
 def told_later(a: Facts, b: Facts) -> str:
     """``b`` dates what it says to the latest time it knows, ``a`` tells no time at all:
-    "Tariq's credit score is 690" / "Tariq's latest credit score is 724". What was seen,
-    or ""."""
+    "Tariq's credit score is 690" / "Tariq's latest credit score is 724". Where ``a`` is
+    dated too, only ``b``'s word for the latest of the very thing ``a`` names ("690 in
+    the March report" / "his latest score, from the September report, is 724"), or its
+    own time told as now where ``a``'s is before now ("last summer" / "this month"),
+    and never a year before ``a``'s. What was seen, or ""."""
+    told = recency(b, a.every_stem)
     if any(v.kind in _WHEN for v in a.values) or set(a.lows) & _DEICTIC or recency(a):
-        return ""  # the older is dated too ("yesterday", "on Wednesday"): no order known
-    told = sorted(recency(b, a.every_stem))
-    return f"a later time ({', '.join(repr(w) for w in told)})" if told else ""
+        when_a, when_b = _when(a), _when(b)
+        if when_a is not None and when_b is not None and when_b < when_a:
+            return ""
+        # ("yesterday, 64 cases" / "as of Wednesday, 65 cases": which is later is unknown)
+        undated_b = not any(v.kind in _WHEN for v in b.values)
+        before_now = bool(set(a.lows) & _BEFORE_NOW) and not recency(a) and undated_b
+        told = {w for w in told if before_now or w in describing(b, a.every_stem)}
+    shown = sorted(told)
+    return f"a later time ({', '.join(repr(w) for w in shown)})" if shown else ""
 
 
 def _when(f: Facts) -> tuple[str, ...] | None:
