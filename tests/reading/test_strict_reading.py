@@ -180,3 +180,18 @@ def test_the_strict_reading_takes_a_rewording_told_about_the_same_things() -> No
     older = "The council, saying residents asked for it, is reviewing the parking rules."
     newer = "The council has begun a formal review of the residents' parking rules."
     assert relate(older, newer, STRICT).relation not in (Relation.SAME, Relation.SAYS_MORE)
+
+
+def test_the_same_people_told_from_the_other_side_are_one_fact() -> None:
+    # each text's subject is named in the other: "X is the user's doctor" / "the user
+    # sees X"; who does what to whom is still read ("trade places", roles)
+    older = "Dr. Bauer is the user's dermatologist at Linden Clinic."
+    newer = "The user sees Dr. Bauer at Linden Clinic for dermatology."
+    assert not supersede_conflicts(older, newer)
+    assert not restatement_differences(older, newer, 2, 2)
+    assert supersede_conflicts("Lena teaches the user piano.", "The user teaches Lena piano.")
+    assert restatement_differences("Ana is Bo's manager.", "Bo manages Ana.", 2, 2)
+    # a person the other text never names is another subject
+    assert supersede_conflicts(
+        "Dr. Bauer is the user's dermatologist.", "The user sees a dermatologist."
+    )

@@ -212,7 +212,10 @@ def _ended(a: Facts, b: Facts) -> list[Difference]:
 
 def _persons(a: Facts, b: Facts) -> list[Difference]:
     """Each text's clauses are about people (names, the user) and no person is shared:
-    "Ana works at Microsoft" / "Bo left Microsoft"."""
+    "Ana works at Microsoft" / "Bo left Microsoft" (not two people told from each
+    other's side: "Dr. Bauer is the user's dermatologist" / "the user sees Dr. Bauer")."""
+    if _told_from_other_side(a, b) or _told_from_other_side(b, a):
+        return []
     ours, theirs = _subject_persons(a), _subject_persons(b)
     if ours and theirs and not any(_one_person(x, y) for x in ours for y in theirs):
         return [Difference("person", f"about {listed(ours)} / {listed(theirs)}")]
@@ -254,6 +257,20 @@ def _new_actors(a: Facts, b: Facts) -> list[Difference]:
     # finance").
     actors = {n for n in actors if not all(stem(w) in a.every_stem for w in n.split())}
     return [Difference("person", f"{listed(actors)} in one text only")] if actors else []
+
+
+def _told_from_other_side(a: Facts, b: Facts) -> bool:
+    """``a`` tells its subject as someone's relation by a copula ("Dr. Bauer is the
+    user's dermatologist") and ``b`` has that someone for its subject and ``a``'s
+    subject among its arguments ("The user sees Dr. Bauer"): the same two people."""
+    objects = a.roles.get(("be", "object"), frozenset())
+    owners = {o for thing in objects for o in a.owners.get(thing, ())}
+    told = {k for keys in b.roles.values() for k in keys}
+    theirs = _subject_persons(b)
+    return any(
+        verb == "be" and bool(theirs) and theirs <= owners and bool(subjects & told)
+        for verb, subjects in a.clauses
+    )
 
 
 def _subject_persons(f: Facts) -> set[str]:
