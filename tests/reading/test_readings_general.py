@@ -1,9 +1,13 @@
 """Readings that carry to new wording: a date that names a thing, a relative of the
 person where the fact's subject is gone, a verb given to a light one, a thing set below
-another, a general noun that names a kind, a sentence-initial noun that modifies one."""
+another, a general noun that names a kind, a sentence-initial noun that modifies one, a
+relation told from the other person's side, an identifier of letters and digits."""
 
 from __future__ import annotations
 
+import pytest
+
+from memfold.reading.converse import as_told_by_older
 from memfold.reading.difference import fold_conflicts, same_fact, supersede_conflicts
 from memfold.reading.facts import facts
 from memfold.reading.parser import read
@@ -151,3 +155,50 @@ def test_a_verb_denied_of_a_thing_held_after_a_preposition_is_a_flip() -> None:
     flipped = fold_conflicts(older, "The repo does not use pytest for any of its tests.")
     assert [d.kind for d in flipped] == ["polarity"]
     assert fold_conflicts(older, "The repo uses pytest for all of its tests.") == []
+
+
+def _restates(older: str, newer: str) -> bool:
+    told = as_told_by_older(older, newer)
+    return not supersede_conflicts(older, told) and not restatement_differences(older, told, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Hugo is Clara's son.", "Clara is Hugo's mother."),
+        ("Grace is Henry's daughter.", "Henry is Grace's father."),  # "Grace" read as a noun
+        ("Pedro is Lucia's tenant.", "Lucia is Pedro's landlord."),
+        ("Clara's son is Hugo.", "Clara is Hugo's mother."),
+        ("Tom is Ana's friend from university.", "Ana is Tom's friend from university."),
+    ],
+)
+def test_a_relation_told_from_the_other_side_is_the_same_fact(older: str, newer: str) -> None:
+    assert as_told_by_older(older, newer) != newer
+    assert _restates(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Grace is Henry's daughter.", "Henry is Grace's daughter."),
+        ("Ana is Ben's manager.", "Ben is Ana's manager."),
+        ("Hugo is Clara's son.", "Clara is Hugo's aunt."),
+        ("Hugo is Clara's son.", "Clara is Marco's mother."),
+        ("Kofi is Ama's husband.", "Ama is Kofi's former wife."),
+        # what else the newer says is of its own subject: here Clara lives in Lima
+        ("Hugo is Clara's son and lives in Lima.", "Clara is Hugo's mother and lives in Lima."),
+    ],
+)
+def test_a_relation_told_back_wrongly_or_with_more_is_not(older: str, newer: str) -> None:
+    assert not _restates(older, newer)
+
+
+def test_a_name_the_model_reads_as_an_adverb_is_the_subject_of_a_past_verb() -> None:
+    assert facts("Raj hired Sofia in 2022.").roles[("hire", "subject")] == {"raj"}
+    assert _restates("Raj hired Sofia in 2022.", "Sofia was hired by Raj in 2022.")
+    assert not _restates("Raj hired Sofia in 2022.", "Sofia hired Raj in 2022.")
+
+
+def test_letters_and_digits_are_an_identifier_told_apart() -> None:
+    assert same_fact("Nginx runs on web-01.", "Nginx runs on web-02.")
+    assert "b12" in facts("The user takes vitamin B12 daily.").names

@@ -27,6 +27,10 @@ LOOSE = Limits(max_additions=2, swap_max=2, min_overlap=0.5)
         ("There are still eleven payments left on the loan.", set()),  # a participle
         ("The fee is lower than last year.", set()),  # a comparative
         ("Bo no longer eats meat.", {"no longer"}),
+        ("Maya's return flight leaves Heathrow at 9:10am Monday.", set()),  # a timetable
+        ("The class starts at 9 am.", set()),
+        ("The standup moved to 10 am.", {"move"}),  # a change, in the past
+        ("Sam left the band last week.", {"leave"}),
     ],
 )
 def test_change_cues_are_read_as_the_parse_uses_them(text: str, cues: set[str]) -> None:

@@ -62,6 +62,11 @@ def idents(text: str) -> list[tuple[str, str, str]]:
         ("The request timeout is set to 30 s.", "The request timeout is set to 30 seconds."),
         ("The gateway allows 100 requests per minute.", "The gateway allows 100 req per minute."),
         ("The customer was charged twice.", "The customer was charged two times."),
+        ("Priya orders a dozen eggs every week.", "Priya orders 12 eggs every week."),
+        ("Ticket 9923 is escalated to tier 2 support.", "Ticket 9923 went to tier-2 support."),
+        ("The team is on tier-2.", "The team is on tier 2."),
+        ("The deploy window is 2-4 pm on Fridays.", "The window is from 2 pm to 4 pm on Fridays."),
+        ("Office hours are 11-1 pm.", "Office hours are 11 am to 1 pm."),
     ],
 )
 def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:
@@ -220,3 +225,11 @@ def test_an_age_is_one_value_however_told() -> None:
 
 def test_a_quoted_number_is_no_inch() -> None:
     assert idents('The song is called "22".') == [("number", "22", "")]
+
+
+def test_a_number_joined_to_a_name_or_padded_stays_whole_and_a_range_needs_a_clock() -> None:
+    assert same_fact("The user had COVID-19 in 2021.", "The user had COVID-20 in 2021.")
+    assert same_fact("Nginx runs on web-01.", "Nginx runs on web-02.")
+    assert idents("Ticket 12 is in tier-2 support.") != idents("Ticket 12 is in tier-3 support.")
+    # a range of two amounts is no time of day
+    assert {v.kind for v in facts("It costs 2-4 dollars.").values} == {"number", "money"}

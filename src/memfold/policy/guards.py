@@ -38,6 +38,7 @@ from memfold.config import ConsolidationSettings
 from memfold.embed.calibration import IDENTITY, SimilarityScale
 from memfold.model import Action, Candidate, Decision, MemoryRecord
 from memfold.policy.result_check import ResultLimits, Source, check_result, instruction_like
+from memfold.reading.converse import as_told_by_older
 from memfold.reading.difference import fold_conflicts, supersede_conflicts
 from memfold.reading.restatement import (
     new_value_only,
@@ -217,12 +218,14 @@ def _check_replace(
     embedder's calibrated similarity; anything else is a supersede, with a supersede's
     gates; never when the parse reads the two as about different things."""
     old = target.memory
-    conflicts = supersede_conflicts(old.text, new.text)
+    # "Clara is Hugo's mother" read as the older tells it ("Hugo is Clara's son")
+    told = as_told_by_older(old.text, new.text)
+    conflicts = supersede_conflicts(old.text, told)
     if conflicts:
         verdict.problems += [f"REPLACE of {old.id}: another thing ({c})" for c in conflicts]
         return
     differences = restatement_differences(
-        old.text, new.text, settings.rules_elaboration_max_extra, settings.swap_max_words
+        old.text, told, settings.rules_elaboration_max_extra, settings.swap_max_words
     )
     if not differences:
         floor = settings.destructive_threshold

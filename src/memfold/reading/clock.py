@@ -11,6 +11,7 @@ from memfold.reading.value_words import SMALL as _SMALL
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 _CLOCK_SUFFIX = re.compile(r"^(\d{1,2})(?::(\d{2}))?(am|pm|a\.m\.|p\.m\.)$")
 _MERIDIEM = {"am": False, "a.m.": False, "pm": True, "p.m.": True}
+_RANGE = frozenset(("-", "–", "to"))
 _DAY_PART = {"morning": False, "afternoon": True, "evening": True, "night": True}
 
 
@@ -42,9 +43,33 @@ def clock(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
     ):
         pm = _DAY_PART[words[i + 3].low]
         return "time", hhmm(hour, minute, "pm" if pm else "am"), [i, i + 1, i + 2, i + 3]
+    ranged = _range_start(words, i, hour, minute)
+    if ranged:
+        return "time", ranged, [i]
     if plain:
         return "time", f"{hour:02d}:{minute}", [i]
     return None
+
+
+def _range_start(words: tuple[Word, ...], i: int, hour: int, minute: str | None) -> str:
+    """The first hour of a range told with one "am" or "pm" ("2-4 pm" = "2 pm to 4 pm"):
+    the same half of the day, unless it is past the end ("11-1 pm": 11 am)."""
+    if not (1 <= hour <= 12 and i + 2 < len(words) and words[i + 1].low in _RANGE):
+        return ""
+    end = clock(words, i + 2)
+    if end is None or not _told_meridiem(words, i + 2):
+        return ""
+    end_hour = int(end[1][:2])
+    pm = end_hour >= 12
+    if hour > (end_hour - 1) % 12 + 1 and hour != 12:
+        pm = not pm
+    return hhmm(hour, minute, "pm" if pm else "am")
+
+
+def _told_meridiem(words: tuple[Word, ...], i: int) -> bool:
+    """ "4 pm", "4pm", "4:30 p.m.": a clock time that says its half of the day."""
+    nxt = words[i + 1].low if i + 1 < len(words) else ""
+    return bool(_CLOCK_SUFFIX.match(words[i].low)) or nxt in _MERIDIEM
 
 
 def told_clock(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:

@@ -259,9 +259,21 @@ def _cue_at(f: Facts, i: int, n: int, plans: bool) -> bool:
         return False  # "has never been married", "did not move": no event told
     if _only_when(f, _verb_of(f, i)):
         return False  # "transferred the shares before they were sold"
+    if _timetabled(f, i, n):
+        return False  # "the return flight leaves Heathrow at 9:10am"
     return plans or not _unasserted(f, _verb_of(f, i))
 
 
+def _timetabled(f: Facts, start: int, n: int) -> bool:
+    """A verb in the present told with a clock time: a timetable ("leaves at 9:10am",
+    "starts at 8 am"), not a change ("left Acme in May", "moved to 10 am")."""
+    if f.poses[start] != "VERB" or f.tags[start] not in _PRESENT:
+        return False
+    span = range(start, start + n)
+    return any(v.kind == "time" and hangs_under(f, v.index, span) for v in f.values)
+
+
+_PRESENT = frozenset(("VBZ", "VBP"))
 # Words that open a clause telling only when its head's event happened.
 _WHEN = frozenset(("before", "after", "until", "till", "when", "while", "once"))
 

@@ -5,6 +5,7 @@ one key, "the billing service" for which one). Pure."""
 
 from __future__ import annotations
 
+import re
 from functools import cache, lru_cache
 
 import snowballstemmer
@@ -57,12 +58,17 @@ def norm_stem(word: str) -> str:
     return stem(norm(word))
 
 
+_IDENTIFIER = re.compile(r"^(?=[^\s]*[A-Za-z])(?=[^\s]*\d)[\w.-]+$")
+
+
 def is_name(words: tuple[Word, ...], i: int) -> bool:
     """A proper name: so tagged, or capitalized where a common word would not be (the
     small model tags some first names as nouns: "Sofia mentors Daniel")."""
     word = words[i]
     if word.low == "user" or is_title(words, i):
         return False
+    if _IDENTIFIER.match(word.text):
+        return True  # letters and digits that are no value: "web-01", "B12", "x86"
     if word.pos == "PROPN":
         # A name has a capital or a digit somewhere ("iPhone", "k8s"); the small model
         # tags some lowercase verbs as names ("Lena tutors Omar").

@@ -18,6 +18,7 @@ import functools
 import gc
 import importlib
 import importlib.metadata
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -161,6 +162,7 @@ def _parse(texts: list[str]) -> None:
     # break the parse: the parser reads a copy with it replaced.
     clean = [t.encode("utf-8", "replace").decode("utf-8") for t in missing]
     for text, doc in zip(missing, nlp.pipe(clean), strict=True):
+        _split_labels(doc)
         _join_hyphenated(doc)
         _remember(text, _reading(text, doc))
 
@@ -181,6 +183,40 @@ def _remember(text: str, reading: Reading | Deferred) -> None:
     _cache[text] = reading
     while len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
+
+
+_LABEL = re.compile(r"^([a-z]{2,})-([1-9]\d{0,2})$")
+
+
+def _split_labels(doc: Any) -> None:
+    """A word and its number joined by a hyphen, told as the two words ("tier-2 support"
+    = "tier 2 support", "level-3 access"): before a noun, both modify it; as an argument
+    of its own, the word keeps the place and the number counts it ("had covid-19"). A
+    name's ("GPT-4", "COVID-19") or a padded number ("web-01") stays whole."""
+    found = [t for t in doc if _LABEL.match(t.text)]
+    if not found:
+        return
+    with doc.retokenize() as retokenizer:
+        for token in found:
+            word, number = _LABEL.match(token.text).groups()  # type: ignore[union-attr]
+            head = token.head
+            if head.i > token.i and head.pos_ in ("NOUN", "PROPN"):
+                heads: list[Any] = [head, head, head]
+                deps = ["compound", "punct", "nummod"]
+            else:
+                heads = [head if head.i != token.i else (token, 0), (token, 0), (token, 0)]
+                deps = [token.dep_, "punct", "nummod"]
+            retokenizer.split(
+                token,
+                [word, "-", number],
+                heads=heads,
+                attrs={
+                    "POS": ["NOUN", "PUNCT", "NUM"],
+                    "TAG": ["NN", "HYPH", "CD"],
+                    "DEP": deps,
+                    "LEMMA": [word, "-", number],
+                },
+            )
 
 
 def _join_hyphenated(doc: Any) -> None:
@@ -227,9 +263,12 @@ def _reading(text: str, doc: Any) -> Reading:
         )
         for t in doc
     )
+    misread = {i for i in range(len(doc)) if _unread_subject(doc[i])}
     fixed = tuple(
         w._replace(lemma=w.low, pos="PROPN", tag="NNP", dep="nsubj")
-        if _unread_subject(doc[i])
+        if i in misread
+        else w._replace(tag="VBD")
+        if i - 1 in misread and w.tag == "VBN"
         else w
         for i, w in enumerate(words)
     )
@@ -295,7 +334,8 @@ def _verb_read_as_compound(words: tuple[Word, ...]) -> tuple[Word, ...]:
 def _unread_subject(token: Any) -> bool:
     """A capitalized word the small model read as an adverb or adjective right before a
     finite verb that has no subject: a name, the verb's subject ("Raj hosts the club";
-    not "Now works at Stripe", a word of the language, or "Recently moved")."""
+    not "Now works at Stripe", a word of the language, or "Recently moved"). A past
+    form read as a participle is finite where it takes an object: "Raj hired Sofia"."""
     head = token.head
     return bool(
         token.text[:1].isupper()
@@ -303,6 +343,18 @@ def _unread_subject(token: Any) -> bool:
         and not token.is_stop
         and not token.lower_.endswith("ly")
         and head.i == token.i + 1
-        and head.tag_ in _FINITE
+        and (head.tag_ in _FINITE or _past_with_object(head))
         and not any(c.dep_ in _SUBJECTS for c in head.children)
+    )
+
+
+def _past_with_object(verb: Any) -> bool:
+    """A participle at the root with a direct object and no auxiliary: a past verb whose
+    subject the model missed ("Raj hired Sofia" read as "hired Sofia")."""
+    children = list(verb.children)
+    return bool(
+        verb.tag_ == "VBN"
+        and verb.dep_ == "ROOT"
+        and any(c.dep_ == "dobj" for c in children)
+        and not any(c.dep_ in ("aux", "auxpass") for c in children)
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from memfold.reading.acronyms import abbreviates
+from memfold.reading.converse import as_told_by_older
 from memfold.reading.difference import moved_from, supersede_conflicts, uncovered
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem
@@ -123,6 +124,7 @@ def _recounted(found: list[Difference]) -> bool:
 
 def relate(older: str, newer: str, limits: Limits) -> PairReading:
     """How ``newer`` stands to ``older`` (see the module docstring)."""
+    newer = as_told_by_older(older, newer)  # a relation told back, read as the older tells it
     if same_words(older, newer):
         return PairReading(Relation.SAME, "the same words", exact=True)
     conflicts = supersede_conflicts(older, newer)

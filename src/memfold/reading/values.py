@@ -311,7 +311,7 @@ def _is_versioned(words: tuple[Word, ...], i: int) -> bool:
 
 def _told_multiple(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | None:
     """How often, in one word ("twice", "thrice", "once a week"; not "once lived"), and
-    a round number told with "a" ("a hundred requests" = "100 requests")."""
+    a round number told with "a" ("a hundred requests" = "100 requests", "a dozen")."""
     low = words[i].low
     nxt = words[i + 1].low if i + 1 < len(words) else ""
     if low in MULTIPLES and (
@@ -320,6 +320,8 @@ def _told_multiple(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]
         return "number", str(MULTIPLES[low]), [i]
     if low in ("a", "an") and nxt in _ROUND and words[i + 1].pos == "NUM":
         return "number", fmt(_SCALE[nxt]), [i, i + 1]
+    if low == "a" and nxt == "dozen":  # "a dozen eggs" = "12 eggs", however it is tagged
+        return "number", fmt(_SMALL[nxt]), [i, i + 1]
     return None
 
 
@@ -421,7 +423,7 @@ def _anchor(words: tuple[Word, ...], span: list[int]) -> tuple[str, bool]:
     it, which the number labels rather than counts ("gate 12", "port 5433": True)."""
     last = span[-1]
     after = last + 2 if last + 2 < len(words) and words[last + 1].low == "-" else last + 1
-    before = span[0] - 1
+    before = span[0] - 2 if span[0] > 1 and words[span[0] - 1].low == "-" else span[0] - 1
     order = (after, before)
     if before > 0 and words[before].low in _NUMBER_SIGNS:
         # "ticket #9923" labels the ticket as "ticket 9923" does; a number sign marks a
