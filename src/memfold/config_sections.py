@@ -329,6 +329,13 @@ class ConsolidationSettings(Section):
     # The offline rule judge reads a restatement only where at most this many words of
     # the older are told in other words (its tables know few synonyms).
     rules_max_reworded_words: int = Field(2, ge=0)
+    # Where the embedder is near certain (this calibrated similarity or more), the
+    # offline judge folds a rewording the guards read as the same fact though it knows
+    # no synonym for each word, if the newer adds no clause and at most
+    # rules_reworded_max_extra_words words: no dev pair's must-not-merge reading sits
+    # there (docs/benchmarks.md).
+    rules_reworded_min_similarity: float = Field(0.95, ge=0.0, le=1.0)
+    rules_reworded_max_extra_words: int = Field(1, ge=0)
     # A newer memory the readings see differ from the older only by new values, with a
     # change cue (``memfold.reading.restatement.new_value_only``: "set to 8" / "raised to
     # 16") may supersede it from this cosine up, instead of delete_threshold.

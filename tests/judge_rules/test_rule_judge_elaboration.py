@@ -61,3 +61,22 @@ def test_a_general_restatement_never_replaces_the_specific_older_text() -> None:
     # The other way round the specific newer takes the general one's place.
     decision = _guarded(general, older, 0.9)
     assert decision.action is Action.REPLACE and decision.target_ids == ["old"]
+
+
+def test_a_rewording_the_embedder_is_near_certain_of_is_folded_by_rules() -> None:
+    older = "The user prefers tabs over spaces for indentation."
+    newer = "For indentation, the user favors tabs rather than spaces."
+    sure = SETTINGS.rules_reworded_min_similarity
+    assert _guarded(older, newer, sure + 0.01).action is Action.REPLACE
+    # below the judge's bar the strict reading decides: "favors" is in no table
+    assert _guarded(older, newer, sure - 0.03).action in (Action.ADD, Action.KEEP_SEPARATE)
+
+
+def test_near_certainty_never_folds_a_word_swapped_or_a_clause_added() -> None:
+    for older, newer in (
+        ("Tom drinks coffee every morning.", "Tom drinks tea every morning."),
+        ("The user prefers tabs.", "The user prefers tabs, and the team agreed to it."),
+        ("Ana lives in Lisbon.", "Ana does not live in Lisbon."),
+    ):
+        decision = _guarded(older, newer, 0.99)
+        assert decision.action not in (Action.REPLACE, Action.MERGE, Action.UPDATE), newer

@@ -67,6 +67,9 @@ def idents(text: str) -> list[tuple[str, str, str]]:
         ("The team is on tier-2.", "The team is on tier 2."),
         ("The deploy window is 2-4 pm on Fridays.", "The window is from 2 pm to 4 pm on Fridays."),
         ("Office hours are 11-1 pm.", "Office hours are 11 am to 1 pm."),
+        ("Planning is every other Monday.", "Planning is fortnightly on Mondays."),
+        ("Payday is every second Friday.", "Payday is biweekly on Fridays."),
+        ("Payday is biweekly.", "Payday is every two weeks."),
     ],
 )
 def test_two_spellings_of_one_value_read_the_same(a: str, b: str) -> None:

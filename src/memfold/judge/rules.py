@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from memfold.config import ConsolidationSettings
 from memfold.embed.calibration import IDENTITY, SimilarityScale
@@ -92,7 +93,7 @@ class RuleJudge:
         ordered += [c for c, same in zip(item.candidates, exact, strict=True) if not same]
         read = [facts(c.memory.text) for c in ordered]
         for n, candidate in enumerate(ordered):
-            reading = relate(candidate.memory.text, new.text, self._limits)
+            reading = self._read(candidate.memory.text, new.text, candidate.similarity)
             others = read[:n] + read[n + 1 :]
             if reading.relation is Relation.CHANGED and _named_by_another(
                 facts(new.text), read[n], others
@@ -103,6 +104,26 @@ class RuleJudge:
                 decision.area = decision.area or area
                 return decision
         return _decision(Action.ADD, [], None, 0.6, "no candidate says the same thing", area)
+
+    def _read(self, older: str, newer: str, similarity: float) -> PairReading:
+        """The strict reading of the pair; where it reads no more than that the older says
+        it all and the embedder is near certain, the guards' own reading: the same fact,
+        with no clause more and at most ``rules_reworded_max_extra_words`` words more,
+        though the tables know no synonym for each word told another way ("prefers tabs"
+        / "favors tabs")."""
+        reading = relate(older, newer, self._limits)
+        settings = self._settings
+        if reading.relation not in (Relation.OTHER, Relation.SAYS_LESS):
+            return reading
+        if self._scale.calibrate(similarity) < settings.rules_reworded_min_similarity:
+            return reading
+        longer = len(newer.split()) - len(older.split())
+        if longer > settings.rules_reworded_max_extra_words:
+            return reading
+        if len(facts(newer).clauses) != len(facts(older).clauses):
+            return reading
+        loose = relate(older, newer, replace(self._limits, max_reworded=None))
+        return loose if loose.relation is Relation.SAME else reading
 
     def _from_reading(self, candidate: Candidate, reading: PairReading) -> Decision | None:
         target = candidate.memory
@@ -155,7 +176,7 @@ class RuleJudge:
         return [self._classify_one(pair) for pair in pairs]
 
     def _classify_one(self, pair: PairInput) -> PairVerdict:
-        reading = relate(pair.a.text, pair.b.text, self._limits)
+        reading = self._read(pair.a.text, pair.b.text, pair.similarity)
         relation = reading.relation
         why = f"{reading.detail} (cosine {pair.similarity:.3f})"
         core = Category.CORE in (pair.a.category, pair.b.category)

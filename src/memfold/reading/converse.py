@@ -1,8 +1,9 @@
 """A relation between two people told from the other one's side: "Hugo is Clara's son" /
-"Clara is Hugo's mother" (``data/converse_relations.txt``). Where the newer text says the
-older's relation back, the guards read it as the older's side tells it: the newer's
-parse with its two people swapped and its relation noun the older's, so every other
-word of it is compared as written. Pure."""
+"Clara is Hugo's mother" (``data/converse_relations.txt``), "Ana works with Ben" / "Ben
+works with Ana" (``data/mutual_words.txt``). Where the newer text says the older's
+relation back, the guards read it as the older's side tells it: the newer's parse with
+its two people swapped (and its relation noun the older's), so every other word of it is
+compared as written. Pure."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from memfold.reading.facts import Facts, facts
 from memfold.reading.model import Reading, Word
 
 _PEOPLE = frozenset(("PROPN",))
+_AUX = frozenset(("aux", "auxpass"))
 
 __all__ = ["as_told_by_older", "converse_of"]
 
@@ -92,14 +94,18 @@ def as_told_by_older(older: str, newer: str) -> str:
     Hugo's mother" read as "Hugo is Clara's son" against "Hugo is Clara's son");
     otherwise ``newer`` itself. The reading made is kept with the parser's, under the
     text it stands for."""
-    reading = parser.read(newer)
     mine = facts(newer)
-    told = _told(reading, mine.names)
-    verbs = [w for w in reading.words if w.pos in ("VERB", "AUX")]
-    if told is None or len(verbs) != 1 or len(mine.clauses) != 1:
+    if len(mine.names) < 2 or len(mine.clauses) != 1:
+        return newer  # two people told of, in one clause; most texts stop here
+    reading = parser.read(newer)
+    verbs = [w for w in reading.words if w.pos in ("VERB", "AUX") and w.dep not in _AUX]
+    if len(verbs) != 1:
         # Only a text that says the relation and no more: in "Clara is Hugo's mother
         # and lives in Lima" it is Clara who lives there.
         return newer
+    told = _told(reading, mine.names)
+    if told is None:
+        return _mutual_swapped(older, newer, reading, mine.names)
     s, o, r = told
     words = reading.words
     person, whose, back = words[s].low, words[o].low, words[r].lemma.lower()
@@ -119,6 +125,62 @@ def as_told_by_older(older: str, newer: str) -> str:
     if text != newer and not parser.known(text):
         parser.remember([Reading(text, tuple(edited))])
     return text
+
+
+def _mutual_swapped(older: str, newer: str, reading: Reading, names: frozenset[str]) -> str:
+    """``newer`` with its two people swapped, where a word of ``data/mutual_words.txt``
+    relates them ("Ben works with Ana" read as "Ana works with Ben") and the older tells
+    the second as its subject and names the first."""
+    pair = _mutual(reading, names)
+    if pair is None:
+        return newer
+    s, p = pair
+    words = reading.words
+    theirs = facts(older)
+    subjects = {key for _, keys in theirs.clauses for key in keys}
+    known = theirs.names | subjects
+    if not {words[p].low, words[p].lemma} & subjects or not {words[s].low, words[s].lemma} & known:
+        return newer
+    edited = list(words)
+    edited[s] = _renamed(words[s], words[p].text)
+    edited[p] = _renamed(words[p], words[s].text)
+    text = _respelled(newer, words, {s: words[p].text, p: words[s].text})
+    if text != newer and not parser.known(text):
+        parser.remember([Reading(text, tuple(edited))])
+    return text
+
+
+def _mutual(reading: Reading, names: frozenset[str]) -> tuple[int, int] | None:
+    """The subject and the partner of a mutual relation, both one-word names: the object
+    of a mutual verb ("met Priya"), or after "with" or "to" hung on a mutual word or on
+    its object ("works with Ben", "married to Ama", "shares an office with Tariq")."""
+    words = reading.words
+    mutual = tables.word_set("mutual_words")
+    found = None
+    for i, word in enumerate(words):
+        head = words[word.head]
+        if word.dep == "dobj" and head.lemma in mutual and head.pos == "VERB":
+            if not _person(words, i, names):
+                continue  # "shares an office with ...": the partner is after "with"
+            at = word.head
+        elif word.dep == "pobj" and head.low in ("with", "to"):
+            at = head.head
+            if words[at].lemma not in mutual and words[at].dep in ("dobj", "attr"):
+                at = words[at].head  # "shares an office with", "is friends with"
+            if words[at].lemma not in mutual and words[head.head].lemma not in mutual:
+                continue
+            at = at if words[at].lemma in mutual else head.head
+            while words[at].dep not in ("ROOT",) and words[at].head != at:
+                at = words[at].head
+        else:
+            continue
+        subjects = [j for j, w in enumerate(words) if w.head == at and w.dep == "nsubj"]
+        if len(subjects) != 1 or found is not None:
+            return None
+        if not (_person(words, subjects[0], names) and _person(words, i, names)):
+            return None
+        found = (subjects[0], i)
+    return found
 
 
 def _renamed(word: Word, name: str) -> Word:

@@ -89,5 +89,9 @@ STARTERS = frozenset(
         "once",
         "twice",
         "thrice",
+        "second",
+        "fortnightly",
+        "biweekly",
+        "bi-weekly",
     )
 )

@@ -151,6 +151,8 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             kind = "ordinal"  # "floor twelve" names the floor "the 12th floor" does
         if kind == "number" and duration_unit(words, span):
             anchor = duration_unit(words, span)  # "an hour", "half a day", "a decade"
+        if _every_two_weeks(words, span[0]):
+            anchor = "week"
         glued = glued_unit(words[span[0]].low)
         if kind == "number" and glued:
             anchor = glued
@@ -183,6 +185,18 @@ def values(reading: Reading) -> tuple[list[Value], set[int]]:
             used.update(measure_word(words, span))
         i = span[-1] + 1
     return out, used
+
+
+_EVERY_TWO_WEEKS = frozenset(("fortnightly", "biweekly", "bi-weekly"))
+
+
+def _every_two_weeks(words: tuple[Word, ...], i: int) -> bool:
+    """ "fortnightly", "every other Monday", "every second Friday": every two weeks."""
+    low = words[i].low
+    if low in _EVERY_TWO_WEEKS:
+        return True
+    nxt = words[i + 1].low if i + 1 < len(words) else ""
+    return low in ("other", "second") and i > 0 and words[i - 1].low == "every" and nxt in _WEEKDAYS
 
 
 def _may_start_value(low: str) -> bool:
@@ -219,6 +233,10 @@ def _value_at(words: tuple[Word, ...], i: int) -> tuple[str, str, list[int]] | N
         return multiple
     if low == "other" and i and words[i - 1].low == "every" and nxt in tables.group_of("units"):
         return "number", "2", [i]  # "every other month" = "every two months"
+    if low in ("other", "second") and i and words[i - 1].low == "every" and nxt in _WEEKDAYS:
+        return "number", "2", [i]  # "every other Monday": every two weeks, on Mondays
+    if low in _EVERY_TWO_WEEKS:
+        return "number", "2", [i]  # "fortnightly" = "every two weeks"
     if low in ("noon", "midday"):
         return "time", "12:00", [i]
     if low == "midnight":
