@@ -11,17 +11,22 @@ UPDATE); ``supersede_conflicts`` the test for a newer text replacing an older on
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Literal
 
 from memfold.reading import tables
 from memfold.reading.acronyms import abbreviates, told_by_initials
-from memfold.reading.facts import Facts, facts
+from memfold.reading.facts import Facts, facts, on_forget
 from memfold.reading.keys import stem
 from memfold.reading.lexicon import related, synonyms
 from memfold.reading.model import Difference, listed
 from memfold.reading.polarity import denied_names, polarity
 from memfold.reading.roles import new_owned, owners, role_differences, roles
 from memfold.reading.values import Value
+
+# Pairs of texts whose comparison is kept: a judge and then the guards read the same
+# pair, both ways, and a drain's candidates repeat.
+PAIRS_KEPT = 8192
 
 Cover = Literal["newer", "either"]
 # Differences of wording alone: a word or a verb with no counterpart.
@@ -36,12 +41,17 @@ def same_fact(older: str, newer: str, cover: Cover = "either") -> list[Differenc
     """What keeps ``older`` and ``newer`` from being one fact. With ``cover="newer"`` the
     newer text must say all the older says (it may add detail); with ``"either"`` one of
     the two must say all the other says."""
+    return list(_same_fact(older, newer, cover))
+
+
+@lru_cache(maxsize=PAIRS_KEPT)
+def _same_fact(older: str, newer: str, cover: Cover) -> tuple[Difference, ...]:
     a, b = facts(older), facts(newer)
     found = [*polarity(a, b), *denied_names(a, b), *_certainty(a, b), *_modifiers(a, b)]
     found += _ended(a, b) + _ended(b, a) + role_differences(a, b)
     found += _directions(a, b) + _new_actors(a, b) + _new_actors(b, a)
     found += moved_from(a, b) + moved_from(b, a) + _coverage(a, b, cover)
-    return found
+    return tuple(found)
 
 
 def fold_conflicts(a: str, b: str) -> list[Difference]:
@@ -64,6 +74,11 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
     its place: another subject, owner or relation (a relative of the older's person where
     the older's subject is gone: "Sven's car is" / "Sven's wife drives"), a temporal
     modifier, or two past events at different times."""
+    return list(_supersede_conflicts(older, newer))
+
+
+@lru_cache(maxsize=PAIRS_KEPT)
+def _supersede_conflicts(older: str, newer: str) -> tuple[Difference, ...]:
     a, b = facts(older), facts(newer)
     found = [*_modifiers(a, b), *owners(a, b), *roles(a, b, ("subject",)), *_persons(a, b)]
     found += _ended(a, b)  # what the older says ended is history, whatever comes after
@@ -83,7 +98,7 @@ def supersede_conflicts(older: str, newer: str) -> list[Difference]:
                 f"two past events at different times ({listed(dates_a)} / {listed(dates_b)})",
             )
         )
-    return found
+    return tuple(found)
 
 
 def _relative_subject(a: Facts, b: Facts) -> list[Difference]:
@@ -499,3 +514,7 @@ def _one_of(anchor: str, f: Facts) -> bool:
         for k in range(len(f.lows))
         if f.deps[k] in ("det", "nummod")
     )
+
+
+on_forget(_same_fact.cache_clear)
+on_forget(_supersede_conflicts.cache_clear)

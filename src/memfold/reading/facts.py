@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -183,6 +183,17 @@ def forget() -> None:
     _derived.cache_clear()
     _loaded.clear()
     parser.forget()
+    for clear in _forgetters:
+        clear()
+
+
+_forgetters: list[Callable[[], None]] = []
+
+
+def on_forget(clear: Callable[[], None]) -> None:
+    """Have ``forget`` also clear a cache kept of what the facts of texts gave (a pair's
+    comparison)."""
+    _forgetters.append(clear)
 
 
 def facts_of(reading: Reading) -> Facts:

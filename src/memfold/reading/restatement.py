@@ -6,10 +6,20 @@ of one fact, told in the same words). Pure."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from memfold.reading import tables
 from memfold.reading.acronyms import abbreviates, told_by_initials
-from memfold.reading.difference import WORDING, additions, pertains, same_fact, told, uncovered
-from memfold.reading.facts import Facts, facts
+from memfold.reading.difference import (
+    PAIRS_KEPT,
+    WORDING,
+    additions,
+    pertains,
+    same_fact,
+    told,
+    uncovered,
+)
+from memfold.reading.facts import Facts, facts, on_forget
 from memfold.reading.keys import norm_stem, stem, table_stems
 from memfold.reading.model import Difference, listed
 
@@ -43,6 +53,14 @@ def restatement_differences(
     (the offline judge's own reading, which knows no more synonyms than its tables), and
     the newer adds no clause, tells no shared verb in another tense and loses no
     negation of the older's."""
+    return list(_restatement(older, newer, max_additions, swap_max, max_reworded))
+
+
+# Pairs read: a judge and then the guards read the same pair, strictly and loosely.
+@lru_cache(maxsize=PAIRS_KEPT)
+def _restatement(
+    older: str, newer: str, max_additions: int, swap_max: int, max_reworded: int | None
+) -> list[Difference]:
     if _asks(older) != _asks(newer):
         return [Difference("mood", "a question in one text only")]
     found = same_fact(older, newer, "newer")
@@ -374,3 +392,6 @@ def new_value_only(older: str, newer: str, swap_max: int) -> bool:
 
 def _cue_stems() -> frozenset[str]:
     return table_stems("change_cues", "value_change_verbs")
+
+
+on_forget(_restatement.cache_clear)
