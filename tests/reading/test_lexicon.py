@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memfold.reading import lexicon
+from memfold.reading import facts, lexicon
 from memfold.reading.difference import same_fact
 from memfold.reading.restatement import restatement_differences, substitutions
 
@@ -36,17 +36,23 @@ def wordnet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (tmp_path / "index.noun").write_text(_NOUNS, encoding="latin-1")
     (tmp_path / "index.adj").write_text(_ADJECTIVES, encoding="latin-1")
     monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
-    lexicon.lexicon.cache_clear()
+    _new_lexicon()
     yield tmp_path
-    lexicon.lexicon.cache_clear()
+    _new_lexicon()
 
 
 @pytest.fixture
 def no_wordnet(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("MEMFOLD_WORDNET", "")
-    lexicon.lexicon.cache_clear()
+    _new_lexicon()
     yield
+    _new_lexicon()
+
+
+def _new_lexicon() -> None:
+    """Read the lexicon anew, and forget the comparisons of pairs read with the old one."""
     lexicon.lexicon.cache_clear()
+    facts.forget()
 
 
 @pytest.mark.usefixtures("wordnet")
@@ -125,9 +131,9 @@ def _write_derivations(folder: Path) -> None:
 def derivations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     _write_derivations(tmp_path)
     monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
-    lexicon.lexicon.cache_clear()
+    _new_lexicon()
     yield tmp_path
-    lexicon.lexicon.cache_clear()
+    _new_lexicon()
 
 
 @pytest.mark.usefixtures("derivations")

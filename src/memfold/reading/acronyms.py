@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from memfold.reading.facts import Facts
 
 # Words an initialism leaves out ("University of Cape Town": UCT).
@@ -48,12 +50,13 @@ def _initialism(name: str) -> bool:
     return " " not in name and 2 <= len(token) <= _LONGEST and token.isalpha()
 
 
-def _runs(lows: tuple[str, ...], short: str) -> list[list[int]]:
+@lru_cache(maxsize=8192)
+def _runs(lows: tuple[str, ...], short: str) -> tuple[tuple[int, ...], ...]:
     """The runs of ``lows`` whose initials spell ``short`` (function words skipped)."""
     letters = short.replace(".", "")
     found = []
     for start, first in enumerate(lows):
-        if first in _SKIPPED or not first[:1].isalpha():
+        if first[:1] != letters[:1] or first in _SKIPPED:
             continue
         run: list[int] = []
         for i in range(start, len(lows)):
@@ -62,8 +65,8 @@ def _runs(lows: tuple[str, ...], short: str) -> list[list[int]]:
             run.append(i)
             initials = "".join(lows[j][0] for j in run)
             if initials == letters and len(run) > 1:
-                found.append(run)
+                found.append(tuple(run))
                 break
             if not letters.startswith(initials):
                 break
-    return found
+    return tuple(found)

@@ -346,6 +346,13 @@ def _coverage(a: Facts, b: Facts, cover: Cover) -> list[Difference]:
 
 def uncovered(a: Facts, b: Facts) -> list[Difference]:
     """What ``a`` says that ``b`` does not: values, names, content words and verbs."""
+    return list(_uncovered(a.text, b.text))
+
+
+# Each text's facts are one (``facts``), so a pair's comparison is kept by its texts.
+@lru_cache(maxsize=PAIRS_KEPT)
+def _uncovered(older: str, newer: str) -> tuple[Difference, ...]:
+    a, b = facts(older), facts(newer)
     out = []
     mine = b.value_idents
     loose = {(v.kind, v.key) for v in b.values if not v.anchor}
@@ -374,7 +381,7 @@ def uncovered(a: Facts, b: Facts) -> list[Difference]:
     for word in sorted(a.content - initials):
         if not told(word, a, b):
             out.append(Difference("word", f"'{word}' has no counterpart", stem(word)))
-    return out
+    return tuple(out)
 
 
 def told(word: str, a: Facts, b: Facts, derived: bool = True) -> bool:
@@ -518,3 +525,4 @@ def _one_of(anchor: str, f: Facts) -> bool:
 
 on_forget(_same_fact.cache_clear)
 on_forget(_supersede_conflicts.cache_clear)
+on_forget(_uncovered.cache_clear)
