@@ -158,3 +158,35 @@ def test_a_supersede_meets_the_delete_threshold_on_the_calibrated_scale() -> Non
     refused = apply_guards(proposal(Action.DELETE), new, cands, raw_only, scale=MINILM)
     assert refused.action is Action.KEEP_SEPARATE
     assert any("DELETE needs cosine >= 0.75" in r for r in refused.downgrade_reasons)
+
+
+def test_a_fact_told_by_a_noun_for_its_predicate_is_replaced_as_a_restatement() -> None:
+    old = record("old", "The user was born in Accra.")
+    new = record("new", "Accra is the user's birthplace.")
+    out = apply_guards(
+        proposal(Action.REPLACE), new, [Candidate(old, 0.85)], SETTINGS, scale=MINILM
+    )
+    assert out.action is Action.REPLACE, out.downgrade_reasons
+    other = record("new", "Kumasi is the user's birthplace.")
+    refused = apply_guards(
+        proposal(Action.REPLACE), other, [Candidate(old, 0.85)], SETTINGS, scale=MINILM
+    )
+    assert refused.action is Action.KEEP_SEPARATE
+    assert any("kumasi" in r.lower() for r in refused.downgrade_reasons), refused.downgrade_reasons
+
+
+def test_a_requirement_told_optional_is_another_fact() -> None:
+    old = record("old", "The Slack workspace requires two-factor authentication for all members.")
+    new = record("new", "Two-factor authentication is optional in the company Slack workspace.")
+    for action in (Action.REPLACE, Action.MERGE, Action.UPDATE):
+        text = new.text if action is not Action.REPLACE else None
+        out = apply_guards(
+            proposal(action, text), new, [Candidate(old, 0.97)], SETTINGS, scale=MINILM
+        )
+        assert out.action is Action.KEEP_SEPARATE, (action, out)
+    out = apply_guards(
+        proposal(Action.REPLACE), new, [Candidate(old, 0.97)], SETTINGS, scale=MINILM
+    )
+    assert any("'optional' against 'requir" in r for r in out.downgrade_reasons), (
+        out.downgrade_reasons
+    )

@@ -40,6 +40,7 @@ from memfold.model import Action, Candidate, Decision, MemoryRecord
 from memfold.policy.result_check import ResultLimits, Source, check_result, instruction_like
 from memfold.reading.converse import as_told_by_older
 from memfold.reading.difference import fold_conflicts, supersede_conflicts
+from memfold.reading.predicate_nouns import as_shaped_by_older
 from memfold.reading.restatement import (
     new_value_only,
     restatement_differences,
@@ -218,8 +219,9 @@ def _check_replace(
     embedder's calibrated similarity; anything else is a supersede, with a supersede's
     gates; never when the parse reads the two as about different things."""
     old = target.memory
-    # "Clara is Hugo's mother" read as the older tells it ("Hugo is Clara's son")
-    told = as_told_by_older(old.text, new.text)
+    # "Clara is Hugo's mother" read as the older tells it ("Hugo is Clara's son"), and
+    # "Accra is the user's birthplace" as "The user was born in Accra"
+    told = as_shaped_by_older(old.text, as_told_by_older(old.text, new.text))
     conflicts = supersede_conflicts(old.text, told)
     if conflicts:
         verdict.problems += [f"REPLACE of {old.id}: another thing ({c})" for c in conflicts]

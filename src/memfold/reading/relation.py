@@ -16,6 +16,7 @@ from memfold.reading.difference import moved_from, supersede_conflicts, uncovere
 from memfold.reading.facts import Facts, facts
 from memfold.reading.keys import stem
 from memfold.reading.model import Difference
+from memfold.reading.predicate_nouns import as_shaped_by_older
 from memfold.reading.restatement import new_value_only, restatement_differences, substitutions
 from memfold.reading.supersede import supersede_evidence
 
@@ -127,6 +128,10 @@ def relate(older: str, newer: str, limits: Limits) -> PairReading:
     newer = as_told_by_older(older, newer)  # a relation told back, read as the older tells it
     if same_words(older, newer):
         return PairReading(Relation.SAME, "the same words", exact=True)
+    shaped = as_shaped_by_older(older, newer)  # "born in Accra" / "Accra is ...'s birthplace"
+    if same_words(older, shaped):
+        return PairReading(Relation.SAME, "the same fact, told by its predicate and by a noun")
+    newer = shaped
     conflicts = supersede_conflicts(older, newer)
     if conflicts:
         return PairReading(Relation.OTHER, f"about another thing ({conflicts[0]})")
