@@ -146,7 +146,7 @@ class Facts:
             if any(how == "acomp" and pos == "N" for _, how, pos in slots) or k in told_as_noun
         )
 
-    @property
+    @cached_property
     def value_idents(self) -> frozenset[tuple[str, str, str]]:
         return frozenset(v.ident for v in self.values)
 

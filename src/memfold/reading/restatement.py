@@ -142,6 +142,11 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
     verb whose place a light verb takes ("teaches yoga" / "takes yoga"). A verb among
     other rewording is the judge's to read ("uses Rust" / "prefers Rust for systems
     work")."""
+    return list(_substitutions(older, newer, swap_max))
+
+
+@lru_cache(maxsize=PAIRS_KEPT)
+def _substitutions(older: str, newer: str, swap_max: int) -> tuple[Difference, ...]:
     a, b = facts(older), facts(newer)
     ours = sorted(w for w in a.content if not told(w, a, b, derived=False))
     theirs = sorted(w for w in b.content if not told(w, b, a, derived=False))
@@ -175,7 +180,7 @@ def substitutions(older: str, newer: str, swap_max: int) -> list[Difference]:
         if things or (len(ours) == 1 and not nominal):
             swapped = " ".join(stem(y) for y in theirs)
             out.append(Difference("word", f"{listed(ours)} / {listed(theirs)}: swapped", swapped))
-    return out
+    return tuple(out)
 
 
 def _denial_for_avoidance(
@@ -395,3 +400,4 @@ def _cue_stems() -> frozenset[str]:
 
 
 on_forget(_restatement.cache_clear)
+on_forget(_substitutions.cache_clear)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memfold.reading import tables
 from memfold.reading.attribute import (
@@ -33,8 +34,8 @@ from memfold.reading.cues import (
     plan_or_wish,
     recency,
 )
-from memfold.reading.difference import switched_from, told, uncovered
-from memfold.reading.facts import Facts, facts
+from memfold.reading.difference import PAIRS_KEPT, switched_from, told, uncovered
+from memfold.reading.facts import Facts, facts, on_forget
 from memfold.reading.keys import norm, norm_stem, stem, table_stems
 from memfold.reading.model import listed
 from memfold.reading.moved_value import is_goal, moved_value
@@ -71,6 +72,12 @@ def supersede_evidence(older: str, newer: str, min_overlap: float, swap_max: int
     """May ``newer`` retire ``older``? See the module docstring; the caller has checked
     ``supersede_conflicts``. ``swap_max``: as many words in the same place as a later
     date may show changed (``restatement.substitutions``)."""
+    return _evidence(older, newer, min_overlap, swap_max)
+
+
+# A judge and then the guards read the same pair.
+@lru_cache(maxsize=PAIRS_KEPT)
+def _evidence(older: str, newer: str, min_overlap: float, swap_max: int) -> Evidence:
     a, b = facts(older), facts(newer)
     # A plan or a wish ("is going to move") changes only a plan or a wish ("wants daily
     # emails" / "asked for weekly ones instead"), never a fact that still holds.
@@ -372,3 +379,6 @@ def _other_value_changed(a: Facts, b: Facts, swap_max: int, dates: bool = False)
     if undated_a - undated_b and undated_b - undated_a:
         return True
     return not dates and bool(substitutions(a.text, b.text, swap_max))
+
+
+on_forget(_evidence.cache_clear)
