@@ -41,6 +41,12 @@ LIMITS = limits_from_settings(ConsolidationSettings())
             "The NYC office is at 200 Park Ave.",
         ),
         ("Olu reports to Funmi.", "Funmi is Olu's manager.", "Olu reports to Funmi."),
+        # a name the small model reads as an adjective is the value all the same
+        (
+            "The marketing site is hosted on Vercel.",
+            "The marketing site's host is Netlify.",
+            "The marketing site is hosted on Netlify.",
+        ),
     ],
 )
 def test_the_newer_is_read_in_the_older_shape_with_its_own_value(

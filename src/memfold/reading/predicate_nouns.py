@@ -133,10 +133,12 @@ def _by_noun(words: tuple[Word, ...], root: int, end: int) -> _Found | None:
         return None
     children = [i for i, w in enumerate(words[:end]) if w.head == root and i != root]
     deps = sorted(words[i].dep for i in children)
-    if deps != ["attr", "nsubj"]:
+    # A name the small model does not know may be read as an adjective: "The site's host
+    # is Netlify" (acomp).
+    if deps not in (["attr", "nsubj"], ["acomp", "nsubj"]):
         return None
     subject = next(i for i in children if words[i].dep == "nsubj")
-    value = next(i for i in children if words[i].dep == "attr")
+    value = next(i for i in children if words[i].dep in ("attr", "acomp"))
     if _subject_end(words, root) != root or value != _first_after(words, root):
         return None
     for side, (first, last), (other, other_last) in (
