@@ -49,6 +49,11 @@ from memfold.reading.restatement import restatement_differences, substitutions
             "The laptop is owned by Noor, not issued by the company.",
             "polarity",
         ),
+        # a thing the older names that the newer makes a kind of another thing
+        ("The launch is on May 3.", "The launch party is on May 3.", "thing"),
+        ("Maria's wedding is in Lisbon.", "Maria's wedding reception is in Lisbon.", "thing"),
+        # two attributes of one person, whatever the place (data/predicate_nouns.txt)
+        ("Aiko lives in Sapporo.", "Aiko was born in Sapporo.", "attribute"),
     ],
 )
 def test_a_difference_that_changes_the_fact_is_named(older: str, newer: str, kind: str) -> None:
@@ -428,3 +433,31 @@ def test_a_name_with_a_title_is_the_same_person_a_surname_alone_is_not() -> None
     assert not supersede_conflicts("Okafor moved to Leeds.", "Dr. Okafor now lives in York.")
     found = supersede_conflicts("Smith moved to Leeds.", "Anna Smith now lives in York.")
     assert [d for d in found if d.kind == "person"]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The launch of Falcon v2 is on May 3.", "The launch party for Falcon v2 is on May 3."),
+        ("Aiko lives in Sapporo.", "Aiko was born in Sapporo."),
+    ],
+)
+def test_another_thing_or_attribute_is_neither_folded_nor_superseded(
+    older: str, newer: str
+) -> None:
+    assert fold_conflicts(older, newer)
+    assert fold_conflicts(newer, older)
+    assert supersede_conflicts(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # a noun that names the thing's value, not another thing (data/attribute_nouns.txt)
+        ("The standup is at 9:30 am.", "The standup time is 9:30 am."),
+        # the compound in another frame: one thing told by its attribute
+        ("The database connection pool size is set to 20.", "The pool allows 20 connections."),
+    ],
+)
+def test_a_value_noun_or_another_frame_is_no_other_thing(older: str, newer: str) -> None:
+    assert "thing" not in {d.kind for d in same_fact(older, newer)}

@@ -88,20 +88,31 @@ def test_a_compound_wordnet_holds_as_one_is_one_thing() -> None:
     assert same_fact(older, "The user's blood pressure is O negative.", "newer")
 
 
-def _write_derivations(folder: Path) -> None:
-    """A noun "player" and a verb "play" derived from each other, the noun "user",
-    derived from the verb "use", "grader" from "grade" and "European" from "Europe", in
-    WordNet's data and index format (byte offsets)."""
-    synsets = [
-        ("noun", "player", "+ {play} v 0101"),
-        ("verb", "play", "+ {player} n 0101"),
-        ("noun", "user", "+ {use} v 0101"),
-        ("verb", "use", "+ {user} n 0101"),
-        ("noun", "grader", "+ {grade} n 0101"),
-        ("noun", "grade", "+ {grader} n 0101"),
-        ("adj", "european", "+ {europe} n 0101"),
-        ("noun", "europe", "+ {european} a 0101"),
-    ]
+_DERIVATIONS = [
+    ("noun", "player", "+ {play} v 0101"),
+    ("verb", "play", "+ {player} n 0101"),
+    ("noun", "user", "+ {use} v 0101"),
+    ("verb", "use", "+ {user} n 0101"),
+    ("noun", "grader", "+ {grade} n 0101"),
+    ("noun", "grade", "+ {grader} n 0101"),
+    ("adj", "european", "+ {europe} n 0101"),
+    ("noun", "europe", "+ {european} a 0101"),
+]
+# A marathon is a kind of race, a race of contest ("@" points to what a sense is a kind of).
+_KINDS = [
+    ("noun", "marathon", "@ {race} n 0000"),
+    ("noun", "race", "@ {contest} n 0000"),
+    ("noun", "contest", "~ {race} n 0000"),
+    ("noun", "launch", "~ {marathon} n 0000"),
+    ("noun", "party", "~ {contest} n 0000"),
+]
+
+
+def _write_derivations(folder: Path, synsets: list[tuple[str, str, str]] = _DERIVATIONS) -> None:
+    """Synsets of one word and one pointer each, in WordNet's data and index format (byte
+    offsets): by default a noun "player" and a verb "play" derived from each other, the
+    noun "user", derived from the verb "use", "grader" from "grade" and "European" from
+    "Europe"."""
     offsets: dict[str, int] = {}
     lines: dict[str, list[str]] = {"noun": [], "verb": [], "adj": []}
     sizes = {"noun": 0, "verb": 0, "adj": 0}
@@ -203,3 +214,28 @@ def test_initials_of_other_words_are_another_name() -> None:
         "Thabo studied at the University of Cape Town.", "Thabo studied at UCLA.", "newer"
     )
     assert [d for d in found if d.kind in ("name", "word")]
+
+
+@pytest.fixture
+def kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    _write_derivations(tmp_path, _KINDS)
+    monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
+    _new_lexicon()
+    yield tmp_path
+    _new_lexicon()
+
+
+@pytest.mark.usefixtures("kinds")
+def test_a_kind_of_a_thing_is_read_up_the_hypernyms() -> None:
+    assert lexicon.kind_of("marathon", "race")
+    assert lexicon.kind_of("marathon", "contest")  # two steps up
+    assert not lexicon.kind_of("race", "marathon")
+    assert not lexicon.kind_of("launch", "party")
+
+
+@pytest.mark.usefixtures("kinds")
+def test_a_compound_over_a_kind_of_itself_is_the_same_thing() -> None:
+    older = "The marathon is on April 12."
+    assert "thing" not in {d.kind for d in same_fact(older, "The marathon race is on April 12.")}
+    found = same_fact("The launch is on May 3.", "The launch party is on May 3.")
+    assert "thing" in {d.kind for d in found}

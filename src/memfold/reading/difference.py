@@ -18,9 +18,10 @@ from memfold.reading import tables
 from memfold.reading.acronyms import abbreviates, told_by_initials
 from memfold.reading.facts import Facts, facts, on_forget
 from memfold.reading.keys import stem
-from memfold.reading.lexicon import related, synonyms
+from memfold.reading.lexicon import kind_of, related, synonyms
 from memfold.reading.model import Difference, listed
 from memfold.reading.polarity import denied_names, polarity
+from memfold.reading.predicate_nouns import other_attributes
 from memfold.reading.roles import new_owned, owners, role_differences, roles
 from memfold.reading.values import Value
 
@@ -51,6 +52,7 @@ def _same_fact(older: str, newer: str, cover: Cover) -> tuple[Difference, ...]:
     found += _ended(a, b) + _ended(b, a) + role_differences(a, b)
     found += _directions(a, b) + _new_actors(a, b) + _new_actors(b, a)
     found += moved_from(a, b) + moved_from(b, a) + _coverage(a, b, cover)
+    found += _another_thing(a, b) + _another_thing(b, a) + _attributes(a, b)
     return tuple(found)
 
 
@@ -89,6 +91,7 @@ def _supersede_conflicts(older: str, newer: str) -> tuple[Difference, ...]:
     if subjects and not {stem(w) for w in subjects} & b.every_stem:
         found += new_owned(a, b)  # of the older's subject, the newer says nothing
     found += _relative_subject(a, b) + _relative_subject(b, a)
+    found += _another_thing(a, b) + _another_thing(b, a) + _attributes(a, b)
     dates_a = {v.key for v in a.values if v.kind in _DATED}
     dates_b = {v.key for v in b.values if v.kind in _DATED}
     if a.past and b.past and _other_time(a, b):
@@ -185,6 +188,45 @@ def _done(f: Facts) -> set[str]:
     return {
         stem(f.lemmas[j]) for j, tag in enumerate(f.tags) if f.poses[j] == "VERB" and tag in _TOLD
     }
+
+
+def _another_thing(a: Facts, b: Facts) -> list[Difference]:
+    """A thing ``a`` names is in ``b`` only as what names a kind of another thing, which
+    stands where ``a``'s stands (the same role of the same word) and ``a`` does not tell:
+    "The launch is on May 3" / "The launch party is on May 3", "Maria's wedding is in
+    Lisbon" / "Maria's wedding reception is in Lisbon" are two things ("the pool size is
+    set to 20" / "the pool allows 20" tells one thing by its attribute, in another frame:
+    the judge decides; "a product designer" / "a design lead" name no one thing)."""
+    out = []
+    for lemma, pos, dep, head in zip(b.lemmas, b.poses, b.deps, b.heads, strict=True):
+        if dep != "compound" or pos != "NOUN" or b.poses[head] != "NOUN" or b.heads[head] == head:
+            continue  # (a compound at the root is a misread verb: "the auth service stores")
+        whole = b.lemmas[head]
+        frame = (b.deps[head], b.lemmas[b.heads[head]])
+        if not _stands(a, lemma, frame) or told(whole, b, a):
+            continue
+        if whole in tables.word_set("attribute_nouns") or kind_of(lemma, whole):
+            continue  # "the meeting time is 3 pm" / "the meeting is at 3 pm", "marathon race"
+        out.append(Difference("thing", f"'{lemma} {whole}' is not '{lemma}'", stem(whole)))
+    return out
+
+
+def _attributes(a: Facts, b: Facts) -> list[Difference]:
+    """Two predicates of one subject that tell two attributes (``data/predicate_nouns.txt``
+    names their values apart): "lives in Sapporo" / "was born in Sapporo"."""
+    found = other_attributes(a.text, b.text)
+    if found is None:
+        return []
+    return [Difference("attribute", f"'{found[0]}' / '{found[1]}': two attributes", found[1])]
+
+
+def _stands(f: Facts, noun: str, frame: tuple[str, str]) -> bool:
+    """``f`` has the common noun ``noun`` (a lemma) heading its phrase in ``frame``: its
+    dependency and the lemma of the word it hangs on."""
+    return any(
+        pos == "NOUN" and dep != "compound" and lemma == noun and (dep, f.lemmas[head]) == frame
+        for lemma, pos, dep, head in zip(f.lemmas, f.poses, f.deps, f.heads, strict=True)
+    )
 
 
 def _modifiers(a: Facts, b: Facts) -> list[Difference]:

@@ -16,11 +16,13 @@ from pathlib import Path
 DEFAULT_FOLDER = "/usr/share/wordnet"
 # How many of a word's senses, most used first, may make it a synonym.
 SENSES = 3
+# How many steps up from a word's senses a thing it is a kind of may be.
+DEPTH = 3
 _FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _PARTS = {"NOUN": "n", "PROPN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _DATA_PARTS = {"s": "a"}  # an adjective satellite is in the adjectives' data file
 
-__all__ = ["Lexicon", "lexicon", "related", "synonyms"]
+__all__ = ["Lexicon", "kind_of", "lexicon", "related", "synonyms"]
 
 
 class Lexicon:
@@ -31,6 +33,7 @@ class Lexicon:
         self.folder = folder
         self._senses: dict[str, str] = {}
         self._related: dict[tuple[str, str], frozenset[str]] = {}
+        self._kinds: dict[tuple[str, str], frozenset[str]] = {}
         if folder is not None:
             for part, name in _FILES.items():
                 index = folder / f"index.{name}"
@@ -74,6 +77,42 @@ class Lexicon:
             found = frozenset(w for offset in offsets for w in self._derived(word, part, offset))
             self._related[(word, part)] = found
         return found
+
+    def kinds(self, lemma: str, pos: str) -> frozenset[str]:
+        """The words of what ``lemma``'s most used senses are kinds of, up to ``DEPTH``
+        steps up ("marathon": race, footrace, contest, ...)."""
+        part = _PARTS.get(pos)
+        if part is None or self.folder is None:
+            return frozenset()
+        word = lemma.lower().replace(" ", "_")
+        found = self._kinds.get((word, part))
+        if found is None:
+            words: set[str] = set()
+            level = self._senses.get(f"{word} {part}", "").split()
+            for _ in range(DEPTH):
+                level = [up for offset in level for up in self._up(part, offset, words)]
+            found = frozenset(words)
+            self._kinds[(word, part)] = found
+        return found
+
+    def _up(self, part: str, offset: str, words: set[str]) -> list[str]:
+        """The hypernyms of the synset at ``offset``, adding their words to ``words``."""
+        fields = self._line(part, offset)
+        if not fields:
+            return []
+        count = int(fields[3], 16)
+        at = 4 + 2 * count
+        out = []
+        for _ in range(int(fields[at])):
+            symbol, target, target_part = fields[at + 1 : at + 4]
+            at += 4
+            if symbol in ("@", "@i") and target_part == part:
+                line = self._line(part, target)
+                if line:
+                    n = int(line[3], 16)
+                    words.update(line[4 + 2 * i].lower() for i in range(n))
+                    out.append(target)
+        return out
 
     def _derived(self, word: str, part: str, offset: str) -> list[str]:
         fields = self._line(part, offset)
@@ -122,6 +161,11 @@ def lexicon() -> Lexicon:
 def related(lemma: str, pos: str) -> frozenset[str]:
     """The words derived from ``lemma`` or it from them ("player" / "play"), if any."""
     return lexicon().related(lemma, pos)
+
+
+def kind_of(x: str, y: str) -> bool:
+    """Whether the noun ``x`` is a kind of the noun ``y`` ("marathon" / "race")."""
+    return y.lower().replace(" ", "_") in lexicon().kinds(x, "NOUN")
 
 
 def synonyms(x: str, x_pos: str, y: str, y_pos: str) -> bool:

@@ -17,7 +17,7 @@ from memfold.reading.facts import on_forget
 from memfold.reading.keys import stem
 from memfold.reading.model import Word
 
-__all__ = ["as_shaped_by_older", "nouns_for"]
+__all__ = ["as_shaped_by_older", "nouns_for", "other_attributes"]
 
 _ARTICLES = frozenset(("the", "a", "an"))
 _SUBJECTS = frozenset(("nsubj", "nsubjpass"))
@@ -69,6 +69,23 @@ def as_shaped_by_older(older: str, newer: str) -> str:
     if not _same_subject(ours.subject, theirs.subject):
         return newer
     return older[: ours.start] + newer[theirs.start : theirs.end] + older[ours.end :]
+
+
+def other_attributes(older: str, newer: str) -> tuple[str, str] | None:
+    """The two predicates, where both texts tell a fact of one subject by predicates whose
+    values the table's nouns name apart: "Aiko lives in Sapporo" (home) / "Aiko was born
+    in Sapporo" (birthplace) tell two things of Aiko, whatever the place. None where
+    either predicate is not the table's or they share a noun."""
+    ours, theirs = shape(older), shape(newer)
+    if ours is None or theirs is None or ours.noun or theirs.noun:
+        return None
+    if not _same_subject(ours.subject, theirs.subject):
+        return None
+    mine = next((key for key in ours.keys if nouns_for(key)), None)
+    other = next((key for key in theirs.keys if nouns_for(key)), None)
+    if mine is None or other is None or nouns_for(mine) & nouns_for(other):
+        return None
+    return mine, other
 
 
 @lru_cache(maxsize=_TEXTS_KEPT)
