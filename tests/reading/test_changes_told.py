@@ -40,6 +40,7 @@ def _supersedes(older: str, newer: str) -> bool:
         ("The user is single and has never been married.", set()),
         ("The user did not move to Berlin.", set()),
         ("Bo does not eat meat anymore.", {"anymore"}),
+        ("Going forward, invoices go to billing@acme.io.", {"going forward"}),
     ],
 )
 def test_change_cues(text: str, cues: set[str]) -> None:
@@ -81,6 +82,10 @@ def test_change_cues(text: str, cues: set[str]) -> None:
             "The user moved their home office into the garage.",
         ),
         ("The user's salary is $78,000 per year.", "The user's annual salary rose to $84,000."),
+        (
+            "Invoices go to accounts@acme.io.",
+            "Going forward, invoices go to billing@acme.io.",
+        ),
         # a participle clause set before its clause tells when that one holds
         (
             "The user's rent is $1,800 per month.",

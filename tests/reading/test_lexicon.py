@@ -138,13 +138,19 @@ def _write_derivations(folder: Path, synsets: list[tuple[str, str, str]] = _DERI
         (folder / f"index.{part}").write_text("".join(found), encoding="latin-1")
 
 
+def _with_synsets(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, synsets: list[tuple[str, str, str]]
+) -> Iterator[Path]:
+    _write_derivations(folder, synsets)
+    monkeypatch.setenv("MEMFOLD_WORDNET", str(folder))
+    _new_lexicon()
+    yield folder
+    _new_lexicon()
+
+
 @pytest.fixture
 def derivations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    _write_derivations(tmp_path)
-    monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
-    _new_lexicon()
-    yield tmp_path
-    _new_lexicon()
+    yield from _with_synsets(tmp_path, monkeypatch, _DERIVATIONS)
 
 
 @pytest.mark.usefixtures("derivations")
@@ -218,11 +224,7 @@ def test_initials_of_other_words_are_another_name() -> None:
 
 @pytest.fixture
 def kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    _write_derivations(tmp_path, _KINDS)
-    monkeypatch.setenv("MEMFOLD_WORDNET", str(tmp_path))
-    _new_lexicon()
-    yield tmp_path
-    _new_lexicon()
+    yield from _with_synsets(tmp_path, monkeypatch, _KINDS)
 
 
 @pytest.mark.usefixtures("kinds")

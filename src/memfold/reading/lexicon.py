@@ -10,6 +10,7 @@ the word tables alone speak (``data/synonyms.txt``). Pure after the first read."
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -67,33 +68,41 @@ class Lexicon:
         """The words WordNet derives from ``lemma``'s most used senses, or it from them,
         in any part of speech ("player" / "play", "subscription" / "subscribe"); of a
         phrase, only "be" and one word ("birth": "born")."""
-        part = _PARTS.get(pos)
-        if part is None or self.folder is None:
-            return frozenset()
-        word = lemma.lower().replace(" ", "_")
-        found = self._related.get((word, part))
-        if found is None:
-            offsets = self._senses.get(f"{word} {part}", "").split()
-            found = frozenset(w for offset in offsets for w in self._derived(word, part, offset))
-            self._related[(word, part)] = found
-        return found
+        return self._kept(self._related, lemma, pos, self._derivations)
 
     def kinds(self, lemma: str, pos: str) -> frozenset[str]:
         """The words of what ``lemma``'s most used senses are kinds of, up to ``DEPTH``
         steps up ("marathon": race, footrace, contest, ...)."""
+        return self._kept(self._kinds, lemma, pos, self._hypernyms)
+
+    def _kept(
+        self,
+        store: dict[tuple[str, str], frozenset[str]],
+        lemma: str,
+        pos: str,
+        compute: Callable[[str, str], frozenset[str]],
+    ) -> frozenset[str]:
+        """``compute(word, part)`` for the word as WordNet writes it, kept in ``store``;
+        empty where there is no database or no such part of speech."""
         part = _PARTS.get(pos)
         if part is None or self.folder is None:
             return frozenset()
-        word = lemma.lower().replace(" ", "_")
-        found = self._kinds.get((word, part))
+        key = (lemma.lower().replace(" ", "_"), part)
+        found = store.get(key)
         if found is None:
-            words: set[str] = set()
-            level = self._senses.get(f"{word} {part}", "").split()
-            for _ in range(DEPTH):
-                level = [up for offset in level for up in self._up(part, offset, words)]
-            found = frozenset(words)
-            self._kinds[(word, part)] = found
+            found = store[key] = compute(*key)
         return found
+
+    def _derivations(self, word: str, part: str) -> frozenset[str]:
+        offsets = self._senses.get(f"{word} {part}", "").split()
+        return frozenset(w for offset in offsets for w in self._derived(word, part, offset))
+
+    def _hypernyms(self, word: str, part: str) -> frozenset[str]:
+        words: set[str] = set()
+        level = self._senses.get(f"{word} {part}", "").split()
+        for _ in range(DEPTH):
+            level = [up for offset in level for up in self._up(part, offset, words)]
+        return frozenset(words)
 
     def _up(self, part: str, offset: str, words: set[str]) -> list[str]:
         """The hypernyms of the synset at ``offset``, adding their words to ``words``."""
