@@ -54,6 +54,14 @@ from memfold.reading.restatement import restatement_differences, substitutions
         ("Maria's wedding is in Lisbon.", "Maria's wedding reception is in Lisbon.", "thing"),
         # two attributes of one person, whatever the place (data/predicate_nouns.txt)
         ("Aiko lives in Sapporo.", "Aiko was born in Sapporo.", "attribute"),
+        # a state now and an event then, in one place
+        ("Hana lives in Vancouver.", "Hana studied in Vancouver.", "event"),
+        # two names trading places, whatever the parse makes of the verb
+        (
+            "Elena mentors Javier on the data platform team.",
+            "Javier mentors Elena on the data platform team.",
+            "role",
+        ),
     ],
 )
 def test_a_difference_that_changes_the_fact_is_named(older: str, newer: str, kind: str) -> None:
@@ -461,3 +469,27 @@ def test_another_thing_or_attribute_is_neither_folded_nor_superseded(
 )
 def test_a_value_noun_or_another_frame_is_no_other_thing(older: str, newer: str) -> None:
     assert "thing" not in {d.kind for d in same_fact(older, newer)}
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # both now: the judge decides
+        ("Leo works at Finch Labs.", "Leo is employed at Finch Labs."),
+        ("Noor lives in Lisbon.", "Noor has lived in Lisbon since 2019."),
+        # names listed, or joined by a relation both ways: their order says nothing
+        ("Ana and Ben are friends.", "Ben and Ana are friends."),
+    ],
+)
+def test_no_event_or_names_trading_places_where_none_is(older: str, newer: str) -> None:
+    kinds = {d.kind for d in same_fact(older, newer)}
+    assert "event" not in kinds
+    assert not any("trade places" in str(d) for d in same_fact(older, newer))
+
+
+def test_an_event_told_as_the_change_is_no_conflict_for_a_supersede() -> None:
+    older = "The team's office is at 12 King Street."
+    newer = "The team relocated to a new office at 48 Queen Street."
+    assert not [d for d in supersede_conflicts(older, newer) if d.kind == "event"]
+    moved = same_fact("Hana lives in Vancouver.", "Hana studied in Vancouver.")
+    assert "event" in {d.kind for d in moved}
